@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * blitz: what the executor's files share.
+ *
+ *   deque.h     Chase-Lev deque, one per worker
+ *   counters.h  the packed sleep counter word, one per pool
+ *   latch.h     the core latch a worker waits on
+ *   sleep.c     the sleep protocol: idle rounds, sleeping, waking
+ *   worker.c    the worker kthread: finding and running jobs
+ *   pool.c      pools, blitz_submit(), CPU hotplug
+ *   debugfs.c   the stats and state files
+ *   main.c      module init and exit, the default pool
+ */
+#ifndef _BLITZ_H
+#define _BLITZ_H
+
+#include <linux/blitz.h>
+#include <linux/cache.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/percpu-refcount.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include "counters.h"
+#include "deque.h"
+#include "latch.h"
+
+/* Per-worker counters, in the order debugfs prints them. */
+enum blitz_stat {
+	BLITZ_STAT_EXECUTED,	/* jobs run */
+	BLITZ_STAT_STOLEN,	/* jobs taken from another worker's deque */
+	BLITZ_STAT_INJECTED,	/* jobs taken from an injection list */
+	BLITZ_STAT_SLEEPS,	/* times blocked in the sleep protocol */
+	BLITZ_STAT_WAKEUPS,	/* times woken from it by another task */
+	BLITZ_STAT_OVERFLOWS,	/* local submits that found the deque full */
+	BLITZ_NR_STATS,
+};
+
+extern const char *const blitz_stat_names[BLITZ_NR_STATS];
+
+/**
+ * struct blitz_worker - one worker kthread and what it owns
+ * @deque: jobs pushed by this worker; others steal from it
+ * @pool: the pool the worker belongs to
+ * @task: the kthread
+ * @index: position in &blitz_pool.workers
+ * @cpu: the CPU the worker is bound to while that CPU is online
+ * @rng: xorshift64* state for picking steal victims
+ * @stop: set when the pool stops; the worker's main loop waits on it
+ * @inject: jobs submitted from outside the pool on CPUs mapped to this
+ *	    worker; any worker may take them
+ * @sleep_lock: serialises the sleeper with its wakers (raw: wakers may
+ *		run in hard interrupt context, also on PREEMPT_RT)
+ * @is_blocked: the worker is asleep and counted in the sleeping field;
+ *		cleared by the waker, under @sleep_lock
+ * @stats: counters written only by this worker
+ */
+struct blitz_worker {
+	struct blitz_deque deque;
+	struct blitz_pool *pool;
+	struct task_struct *task;
+	unsigned int index;
+	int cpu;
+	u64 rng;
+	struct blitz_latch stop;
+	struct llist_head inject ____cacheline_aligned_in_smp;
+	raw_spinlock_t sleep_lock ____cacheline_aligned_in_smp;
+	bool is_blocked;
+	u64 stats[BLITZ_NR_STATS] ____cacheline_aligned_in_smp;
+};
+
+/**
+ * struct blitz_pool - a set of workers sharing jobs
+ * @counters: the sleep protocol's counter word
+ * @live: one reference per accepted job not yet finished; killed when the
+ *	  pool is being destroyed, so that outside submissions fail
+ * @drained: completed when @live drops to zero after the kill
+ * @shutdown: blitz_pool_destroy() has begun
+ * @name: unique; the debugfs directory
+ * @node: on the list of all pools
+ * @debugfs: the pool's debugfs directory
+ * @cpu_worker: for each CPU, the worker whose injection list it uses
+ * @nr_workers: size of @workers
+ * @workers: the workers
+ */
+struct blitz_pool {
+	struct blitz_counters counters ____cacheline_aligned_in_smp;
+	struct percpu_ref live ____cacheline_aligned_in_smp;
+	struct completion drained;
+	bool shutdown;
+	const char *name;
+	struct list_head node;
+	struct dentry *debugfs;
+	unsigned int *cpu_worker;
+	unsigned int nr_workers;
+	struct blitz_worker *workers[] __counted_by(nr_workers);
+};
+
+extern struct blitz_pool *blitz_default_pool;
+
+/* sleep.c */
+struct blitz_idle {
+	unsigned int rounds;
+	u32 jec;
+};
+
+void blitz_idle_start(struct blitz_pool *pool, struct blitz_idle *idle);
+void blitz_idle_work_found(struct blitz_pool *pool);
+void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
+			      struct blitz_latch *latch);
+void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
+		    bool queue_was_empty);
+void blitz_new_injected_jobs(struct blitz_pool *pool, unsigned int nr,
+			     bool queue_was_empty);
+bool blitz_wake_worker(struct blitz_worker *w);
+
+/* worker.c */
+struct blitz_worker *blitz_current_worker(void);
+bool blitz_has_injected(struct blitz_pool *pool);
+void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch);
+int blitz_worker_fn(void *arg);
+
+static inline void blitz_stat_add(struct blitz_worker *w, enum blitz_stat s,
+				  unsigned int n)
+{
+	/* Only the owner writes; debugfs reads with READ_ONCE(). */
+	WRITE_ONCE(w->stats[s], w->stats[s] + n);
+}
+
+static inline void blitz_stat_inc(struct blitz_worker *w, enum blitz_stat s)
+{
+	blitz_stat_add(w, s, 1);
+}
+
+/* pool.c */
+int blitz_hotplug_init(void);
+void blitz_hotplug_exit(void);
+
+/* debugfs.c */
+void blitz_debugfs_init(void);
+void blitz_debugfs_exit(void);
+void blitz_debugfs_add_pool(struct blitz_pool *pool);
+void blitz_debugfs_remove_pool(struct blitz_pool *pool);
+
+#endif /* _BLITZ_H */

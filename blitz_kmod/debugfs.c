@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * debugfs: blitz/<pool>/stats and blitz/<pool>/state.
+ *
+ * stats is a table: a header line of column names, one row per worker, a
+ * "total" row. state decodes the pool's counter word on one line.
+ */
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+
+#include "blitz.h"
+
+const char *const blitz_stat_names[BLITZ_NR_STATS] = {
+	[BLITZ_STAT_EXECUTED]	= "executed",
+	[BLITZ_STAT_STOLEN]	= "stolen",
+	[BLITZ_STAT_INJECTED]	= "injected",
+	[BLITZ_STAT_SLEEPS]	= "sleeps",
+	[BLITZ_STAT_WAKEUPS]	= "wakeups",
+	[BLITZ_STAT_OVERFLOWS]	= "overflows",
+};
+
+static struct dentry *blitz_debugfs_root;
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	struct blitz_pool *pool = m->private;
+	u64 total[BLITZ_NR_STATS] = {};
+	struct blitz_worker *w;
+	unsigned int i;
+	int s;
+
+	seq_puts(m, "worker cpu");
+	for (s = 0; s < BLITZ_NR_STATS; s++)
+		seq_printf(m, " %s", blitz_stat_names[s]);
+	seq_putc(m, '\n');
+
+	for (i = 0; i < pool->nr_workers; i++) {
+		w = pool->workers[i];
+		seq_printf(m, "%u %d", i, w->cpu);
+		for (s = 0; s < BLITZ_NR_STATS; s++) {
+			u64 val = READ_ONCE(w->stats[s]);
+
+			seq_printf(m, " %llu", val);
+			total[s] += val;
+		}
+		seq_putc(m, '\n');
+	}
+
+	seq_puts(m, "total -");
+	for (s = 0; s < BLITZ_NR_STATS; s++)
+		seq_printf(m, " %llu", total[s]);
+	seq_putc(m, '\n');
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(stats);
+
+static int state_show(struct seq_file *m, void *v)
+{
+	struct blitz_pool *pool = m->private;
+	u64 c = blitz_counters_load(&pool->counters);
+
+	seq_printf(m, "workers=%u sleeping=%u inactive=%u jec=%u shutdown=%d\n",
+		   pool->nr_workers, blitz_sleeping(c), blitz_inactive(c),
+		   blitz_jec(c), READ_ONCE(pool->shutdown));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(state);
+
+void blitz_debugfs_add_pool(struct blitz_pool *pool)
+{
+	pool->debugfs = debugfs_create_dir(pool->name, blitz_debugfs_root);
+	debugfs_create_file("stats", 0444, pool->debugfs, pool, &stats_fops);
+	debugfs_create_file("state", 0444, pool->debugfs, pool, &state_fops);
+}
+
+/* Waits for readers of the pool's files to finish. */
+void blitz_debugfs_remove_pool(struct blitz_pool *pool)
+{
+	debugfs_remove_recursive(pool->debugfs);
+}
+
+void blitz_debugfs_init(void)
+{
+	blitz_debugfs_root = debugfs_create_dir("blitz", NULL);
+}
+
+void blitz_debugfs_exit(void)
+{
+	debugfs_remove_recursive(blitz_debugfs_root);
+}

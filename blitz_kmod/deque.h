@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Chase-Lev work-stealing deque of job pointers.
+ *
+ * Concurrency contract:
+ *
+ *            |  push  |  pop  | steal
+ *   ---------+--------+-------+-------
+ *   push     |   -    |   -   |   Y
+ *   pop      |   -    |   -   |   Y
+ *   steal    |   Y    |   Y   |   Y
+ *
+ * push() and pop() belong to the owner, one task, and must not run in an
+ * interrupt that lands on the owner (the bottom index is updated in two
+ * steps). steal() may run anywhere, concurrently with everything.
+ *
+ * The orderings are those of Le, Pop, Cohen and Zappa Nardelli, "Correct
+ * and Efficient Work-Stealing for Weak Memory Models" (PPoPP 2013), mapped
+ * to kernel primitives: full fence = smp_mb(), acquire/release =
+ * smp_load_acquire()/smp_store_release(), relaxed = READ_ONCE()/WRITE_ONCE(),
+ * CAS = try_cmpxchg() (fully ordered on success).
+ *
+ * The ring is fixed: BLITZ_DEQUE_SLOTS entries, never grown. A growable
+ * array would have to allocate in push(), which runs under blitz_submit()
+ * from any context, and would need a way to retire old arrays that thieves
+ * may still read. Instead push() reports a full ring and the caller
+ * overflows: a submitted job goes to the pool's injection list, a join runs
+ * its second half inline. Fork-join needs one slot per nesting level, so
+ * a full ring means thieves are far behind, and running inline is then
+ * the right thing to do anyway.
+ */
+#ifndef _BLITZ_DEQUE_H
+#define _BLITZ_DEQUE_H
+
+#include <linux/atomic.h>
+#include <linux/blitz.h>
+#include <linux/cache.h>
+#include <linux/compiler.h>
+#include <linux/err.h>
+
+#define BLITZ_DEQUE_SLOTS	256
+#define BLITZ_DEQUE_MASK	(BLITZ_DEQUE_SLOTS - 1)
+
+/* steal() lost a race with another thief or the owner: try again later. */
+#define BLITZ_DEQUE_ABORT	ERR_PTR(-EAGAIN)
+
+/**
+ * struct blitz_deque - a Chase-Lev deque
+ * @top: next index to steal; advanced by thieves and by the owner's last pop
+ * @bottom: next index to push; written only by the owner
+ * @slots: the ring; a slot is valid for top <= index < bottom
+ *
+ * @top and @bottom live on cache lines of their own: the owner writes
+ * @bottom on every push and pop, thieves write @top on every steal.
+ */
+struct blitz_deque {
+	long top ____cacheline_aligned_in_smp;
+	long bottom ____cacheline_aligned_in_smp;
+	struct blitz_job *slots[BLITZ_DEQUE_SLOTS] ____cacheline_aligned_in_smp;
+};
+
+static inline void blitz_deque_init(struct blitz_deque *dq)
+{
+	dq->top = 0;
+	dq->bottom = 0;
+}
+
+/**
+ * blitz_deque_push - add a job at the owner's end
+ * @dq: the deque
+ * @job: the job
+ *
+ * Context: the owner only, in task context.
+ * Return: true when queued, false when the ring is full.
+ */
+static inline bool blitz_deque_push(struct blitz_deque *dq,
+				    struct blitz_job *job)
+{
+	long b = dq->bottom;
+	/*
+	 * Acquire pairs with the fully ordered try_cmpxchg() on top in
+	 * blitz_deque_steal(): a thief that took slot t has read it before
+	 * we reuse that slot for index t + BLITZ_DEQUE_SLOTS.
+	 */
+	long t = smp_load_acquire(&dq->top);
+
+	if (b - t >= BLITZ_DEQUE_SLOTS)
+		return false;
+	WRITE_ONCE(dq->slots[b & BLITZ_DEQUE_MASK], job);
+	/*
+	 * Publish the slot before the index. Pairs with smp_load_acquire()
+	 * of bottom in blitz_deque_steal().
+	 */
+	smp_store_release(&dq->bottom, b + 1);
+	return true;
+}
+
+/**
+ * blitz_deque_pop - take the most recently pushed job
+ * @dq: the deque
+ *
+ * Context: the owner only, in task context.
+ * Return: the job, or NULL when the deque is empty or a thief took the
+ * last job first.
+ */
+static inline struct blitz_job *blitz_deque_pop(struct blitz_deque *dq)
+{
+	long b = dq->bottom - 1;
+	struct blitz_job *job;
+	long t;
+
+	/*
+	 * top only grows, so a stale top that already reaches bottom proves
+	 * the deque empty: skip the fence on the idle path.
+	 */
+	if (READ_ONCE(dq->top) > b)
+		return NULL;
+
+	WRITE_ONCE(dq->bottom, b);
+	/*
+	 * Claim slot b before looking at top. Pairs with smp_mb() in
+	 * blitz_deque_steal(): either the thief sees the lowered bottom or we
+	 * see its raised top, so no job is taken twice.
+	 */
+	smp_mb();
+	t = READ_ONCE(dq->top);
+	if (t > b) {
+		WRITE_ONCE(dq->bottom, b + 1);
+		return NULL;
+	}
+	job = READ_ONCE(dq->slots[b & BLITZ_DEQUE_MASK]);
+	if (t == b) {
+		/* The last job: race the thieves for it on top. */
+		if (!try_cmpxchg(&dq->top, &t, t + 1))
+			job = NULL;
+		WRITE_ONCE(dq->bottom, b + 1);
+	}
+	return job;
+}
+
+/**
+ * blitz_deque_steal - take the oldest job
+ * @dq: the deque
+ *
+ * Context: any.
+ * Return: the job; NULL when the deque is empty; BLITZ_DEQUE_ABORT when
+ * another thief or the owner won the race for it.
+ */
+static inline struct blitz_job *blitz_deque_steal(struct blitz_deque *dq)
+{
+	struct blitz_job *job;
+	long t, b;
+
+	/* Pairs with the fully ordered try_cmpxchg() of other thieves. */
+	t = smp_load_acquire(&dq->top);
+	/* Read top before bottom. Pairs with smp_mb() in blitz_deque_pop(). */
+	smp_mb();
+	b = smp_load_acquire(&dq->bottom);	/* pairs with push's release */
+	if (t >= b)
+		return NULL;
+	/*
+	 * The slot may be overwritten by a push once someone else advances
+	 * top past t; then the cmpxchg below fails and the value is dropped.
+	 */
+	job = READ_ONCE(dq->slots[t & BLITZ_DEQUE_MASK]);
+	if (!try_cmpxchg(&dq->top, &t, t + 1))
+		return BLITZ_DEQUE_ABORT;
+	return job;
+}
+
+/**
+ * blitz_deque_empty - whether the deque looked empty
+ * @dq: the deque
+ *
+ * A snapshot for wake-up heuristics; it may be stale by the time it returns.
+ *
+ * Context: any.
+ * Return: true if no job was queued when looked at.
+ */
+static inline bool blitz_deque_empty(struct blitz_deque *dq)
+{
+	return READ_ONCE(dq->bottom) - READ_ONCE(dq->top) <= 0;
+}
+
+#endif /* _BLITZ_DEQUE_H */

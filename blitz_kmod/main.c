@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * blitz: module init and exit, and the default pool.
+ */
+#include <linux/err.h>
+#include <linux/module.h>
+
+#include "blitz.h"
+
+struct blitz_pool *blitz_default_pool;
+
+static int __init blitz_init(void)
+{
+	int ret;
+
+	blitz_debugfs_init();
+	ret = blitz_hotplug_init();
+	if (ret)
+		goto out_debugfs;
+	blitz_default_pool = blitz_pool_create("default", 0);
+	if (IS_ERR(blitz_default_pool)) {
+		ret = PTR_ERR(blitz_default_pool);
+		goto out_hotplug;
+	}
+	return 0;
+
+out_hotplug:
+	blitz_hotplug_exit();
+out_debugfs:
+	blitz_debugfs_exit();
+	return ret;
+}
+
+/* Runs every job still queued on the default pool first. */
+static void __exit blitz_exit(void)
+{
+	blitz_pool_destroy(blitz_default_pool);
+	blitz_hotplug_exit();
+	blitz_debugfs_exit();
+}
+
+module_init(blitz_init);
+module_exit(blitz_exit);
+
+MODULE_DESCRIPTION("blitz: work-stealing executor for kernel code");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pools: creating and destroying them, blitz_submit(), and keeping each
+ * worker on its CPU across CPU hotplug.
+ *
+ * Lock order: cpus_read_lock() -> blitz_pools_lock. The hotplug callbacks
+ * run with the hotplug lock held and take blitz_pools_lock.
+ */
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/random.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "blitz.h"
+
+static LIST_HEAD(blitz_pools);
+static DEFINE_MUTEX(blitz_pools_lock);
+static enum cpuhp_state blitz_cpuhp_state;
+
+static void blitz_pool_release(struct percpu_ref *ref)
+{
+	struct blitz_pool *pool = container_of(ref, struct blitz_pool, live);
+
+	complete(&pool->drained);
+}
+
+static bool blitz_name_in_use(const char *name)
+{
+	struct blitz_pool *pool;
+
+	lockdep_assert_held(&blitz_pools_lock);
+	list_for_each_entry(pool, &blitz_pools, node)
+		if (!strcmp(pool->name, name))
+			return true;
+	return false;
+}
+
+static int blitz_create_worker(struct blitz_pool *pool, unsigned int i,
+			       int cpu)
+{
+	struct task_struct *task;
+	struct blitz_worker *w;
+
+	w = kzalloc_node(sizeof(*w), GFP_KERNEL, cpu_to_node(cpu));
+	if (!w)
+		return -ENOMEM;
+	blitz_deque_init(&w->deque);
+	w->pool = pool;
+	w->index = i;
+	w->cpu = cpu;
+	w->rng = get_random_u64() | 1;
+	blitz_latch_init(&w->stop);
+	init_llist_head(&w->inject);
+	raw_spin_lock_init(&w->sleep_lock);
+
+	task = kthread_create_on_node(blitz_worker_fn, w, cpu_to_node(cpu),
+				      "blitz/%s/%u", pool->name, i);
+	if (IS_ERR(task)) {
+		kfree(w);
+		return PTR_ERR(task);
+	}
+	/* Not kthread_create_on_cpu(): hotplug moves us, it does not park. */
+	kthread_bind(task, cpu);
+	/* kthread_stop() after the worker has returned needs the task. */
+	w->task = get_task_struct(task);
+	pool->workers[i] = w;
+	return 0;
+}
+
+/* Stop the workers, which must have nothing left to run, and free all. */
+static void blitz_free_pool(struct blitz_pool *pool, unsigned int nr_started)
+{
+	struct blitz_worker *w;
+	unsigned int i;
+
+	for (i = 0; i < nr_started; i++) {
+		w = pool->workers[i];
+		if (blitz_latch_set(&w->stop))
+			blitz_wake_worker(w);
+	}
+	for (i = 0; i < nr_started; i++) {
+		w = pool->workers[i];
+		kthread_stop(w->task);
+		put_task_struct(w->task);
+		kfree(w);
+	}
+	percpu_ref_exit(&pool->live);
+	kfree(pool->cpu_worker);
+	kfree(pool->name);
+	kfree(pool);
+}
+
+/* Each CPU injects into the list of a worker on that CPU, if it has one. */
+static void blitz_map_cpus(struct blitz_pool *pool)
+{
+	unsigned int cpu, i;
+
+	for_each_possible_cpu(cpu)
+		pool->cpu_worker[cpu] = cpu % pool->nr_workers;
+	for (i = pool->nr_workers; i-- > 0; )
+		pool->cpu_worker[pool->workers[i]->cpu] = i;
+}
+
+/**
+ * blitz_pool_create - create a pool of workers
+ * @name: unique name; also the pool's directory under debugfs blitz/
+ * @nr_workers: number of workers, 0 for one per online CPU
+ *
+ * Worker i runs on the i-th online CPU, wrapping around when there are
+ * more workers than online CPUs.
+ *
+ * Context: process context; sleeps.
+ * Return: the pool, ERR_PTR(-EINVAL) for a NULL or empty name, a name with
+ * a '/', or more workers than possible CPUs; ERR_PTR(-EEXIST) for a name
+ * already in use; ERR_PTR(-ENOMEM).
+ */
+struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
+{
+	struct blitz_pool *pool;
+	unsigned int i;
+	int cpu, ret;
+
+	might_sleep();
+	if (!name || !*name || strchr(name, '/') ||
+	    nr_workers > num_possible_cpus() || nr_workers > BLITZ_MAX_WORKERS)
+		return ERR_PTR(-EINVAL);
+
+	cpus_read_lock();
+	mutex_lock(&blitz_pools_lock);
+	ret = -EEXIST;
+	if (blitz_name_in_use(name))
+		goto unlock;
+	if (!nr_workers)
+		nr_workers = num_online_cpus();
+
+	ret = -ENOMEM;
+	pool = kzalloc(struct_size(pool, workers, nr_workers), GFP_KERNEL);
+	if (!pool)
+		goto unlock;
+	pool->nr_workers = nr_workers;
+	pool->name = kstrdup(name, GFP_KERNEL);
+	pool->cpu_worker = kcalloc(nr_cpu_ids, sizeof(*pool->cpu_worker),
+				   GFP_KERNEL);
+	if (!pool->name || !pool->cpu_worker ||
+	    percpu_ref_init(&pool->live, blitz_pool_release, 0, GFP_KERNEL)) {
+		kfree(pool->cpu_worker);
+		kfree(pool->name);
+		kfree(pool);
+		goto unlock;
+	}
+	blitz_counters_init(&pool->counters);
+	init_completion(&pool->drained);
+
+	cpu = -1;
+	for (i = 0; i < nr_workers; i++) {
+		cpu = cpumask_next(cpu, cpu_online_mask);
+		if (cpu >= nr_cpu_ids)
+			cpu = cpumask_first(cpu_online_mask);
+		ret = blitz_create_worker(pool, i, cpu);
+		if (ret) {
+			blitz_free_pool(pool, i);
+			goto unlock;
+		}
+	}
+	blitz_map_cpus(pool);
+	list_add(&pool->node, &blitz_pools);
+	blitz_debugfs_add_pool(pool);
+	for (i = 0; i < nr_workers; i++)
+		wake_up_process(pool->workers[i]->task);
+	ret = 0;
+unlock:
+	mutex_unlock(&blitz_pools_lock);
+	cpus_read_unlock();
+	return ret ? ERR_PTR(ret) : pool;
+}
+EXPORT_SYMBOL_GPL(blitz_pool_create);
+
+/**
+ * blitz_pool_destroy - drain a pool, stop its workers and free it
+ * @pool: the pool
+ *
+ * From the call on, submissions from outside the pool fail with
+ * -ESHUTDOWN. Every job already accepted runs, and so does every job those
+ * jobs submit; then the workers stop and the pool is freed.
+ *
+ * Context: process context, not a job of @pool; sleeps until the pool is
+ * drained.
+ */
+void blitz_pool_destroy(struct blitz_pool *pool)
+{
+	struct blitz_worker *self = blitz_current_worker();
+
+	might_sleep();
+	if (WARN_ON_ONCE(!pool || (self && self->pool == pool)))
+		return;
+
+	WRITE_ONCE(pool->shutdown, true);
+	percpu_ref_kill(&pool->live);
+	wait_for_completion(&pool->drained);
+
+	mutex_lock(&blitz_pools_lock);
+	list_del(&pool->node);
+	mutex_unlock(&blitz_pools_lock);
+	blitz_debugfs_remove_pool(pool);
+	blitz_free_pool(pool, pool->nr_workers);
+}
+EXPORT_SYMBOL_GPL(blitz_pool_destroy);
+
+static void blitz_inject(struct blitz_pool *pool, struct blitz_job *job)
+{
+	/* Any CPU will do; ours keeps the list's cache line local. */
+	unsigned int i = pool->cpu_worker[raw_smp_processor_id()];
+
+	blitz_new_injected_jobs(pool, 1,
+				llist_add(&job->node, &pool->workers[i]->inject));
+}
+
+/**
+ * blitz_submit - queue a job on a pool
+ * @pool: the pool, or NULL for the default pool
+ * @job: the job, initialised with BLITZ_JOB_INIT() or blitz_job_init()
+ *
+ * From a worker of @pool, in task context, the job goes on that worker's
+ * own deque (or, when that is full, on an injection list); from anywhere
+ * else it is injected and a sleeping worker is woken if no awake one is
+ * idle. The job runs once; from the moment its function starts it may be
+ * submitted again or freed.
+ *
+ * Context: any: process, softirq or hardirq, with spinlocks held. Never
+ * sleeps, never allocates.
+ * Return: 0 when queued; -EINVAL for a NULL @job or function; -EBUSY when
+ * @job is queued and has not started yet; -ESHUTDOWN when @pool is being
+ * destroyed (from inside one of its jobs, submissions are still accepted
+ * while the pool drains).
+ */
+int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
+{
+	struct blitz_worker *w;
+	bool was_empty;
+
+	if (!job || !job->func)
+		return -EINVAL;
+	if (!pool)
+		pool = blitz_default_pool;
+
+	w = blitz_current_worker();
+	if (w && w->pool != pool)
+		w = NULL;
+	/*
+	 * A job of the pool holds a reference while it runs, so what it
+	 * submits is accepted even while the pool drains.
+	 */
+	if (w ? !percpu_ref_tryget(&pool->live) :
+		!percpu_ref_tryget_live(&pool->live))
+		return -ESHUTDOWN;
+	/* Fully ordered; pairs with smp_mb__after_atomic() in blitz_execute(). */
+	if (test_and_set_bit(BLITZ_JOB_PENDING, &job->state)) {
+		percpu_ref_put(&pool->live);
+		return -EBUSY;
+	}
+
+	if (w) {
+		was_empty = blitz_deque_empty(&w->deque);
+		if (blitz_deque_push(&w->deque, job)) {
+			blitz_new_jobs(pool, 1, was_empty);
+			return 0;
+		}
+		blitz_stat_inc(w, BLITZ_STAT_OVERFLOWS);
+	}
+	blitz_inject(pool, job);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(blitz_submit);
+
+/* === CPU hotplug === */
+
+/*
+ * Apply @mask to the workers homed on @cpu. When a CPU goes, its workers
+ * may run anywhere, so that nothing on their deques is stranded; when it
+ * comes back they return to it. Workqueue does the same with its per-CPU
+ * workers (unbind_workers() / rebind_workers()).
+ */
+static void blitz_rehome(unsigned int cpu, const struct cpumask *mask)
+{
+	struct blitz_pool *pool;
+	unsigned int i;
+
+	mutex_lock(&blitz_pools_lock);
+	list_for_each_entry(pool, &blitz_pools, node)
+		for (i = 0; i < pool->nr_workers; i++)
+			if (pool->workers[i]->cpu == cpu)
+				WARN_ON_ONCE(set_cpus_allowed_ptr(pool->workers[i]->task,
+								  mask));
+	mutex_unlock(&blitz_pools_lock);
+}
+
+static int blitz_cpu_online(unsigned int cpu)
+{
+	blitz_rehome(cpu, cpumask_of(cpu));
+	return 0;
+}
+
+static int blitz_cpu_offline(unsigned int cpu)
+{
+	blitz_rehome(cpu, cpu_possible_mask);
+	return 0;
+}
+
+int blitz_hotplug_init(void)
+{
+	int ret;
+
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "blitz:online",
+				blitz_cpu_online, blitz_cpu_offline);
+	if (ret < 0)
+		return ret;
+	blitz_cpuhp_state = ret;
+	return 0;
+}
+
+void blitz_hotplug_exit(void)
+{
+	cpuhp_remove_state(blitz_cpuhp_state);
+}

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sleep protocol: when an idle worker may sleep, and whom a job poster
+ * wakes. It follows Rayon's (rayon-core/src/sleep), on kernel primitives.
+ *
+ * An idle worker goes through rounds: each round looks for work once
+ * (worker.c) and, finding none, calls blitz_idle_no_work_found():
+ *
+ *   rounds 0..31  cond_resched() and look again
+ *   round 32      announce sleepy: make the JEC even if it was odd and
+ *                 remember its value
+ *   round 33      look once more
+ *   then          sleep, unless the latch was set or the JEC moved
+ *
+ * Sleeping, on the worker's own latch (what it waits for) and lock:
+ *
+ *   1. latch UNSET -> SLEEPY               (fails if set: back to work)
+ *   2. take the worker's sleep_lock
+ *   3. latch SLEEPY -> SLEEPING            (fails if set: back to work)
+ *   4. if the JEC moved since round 32, a job was posted that our last
+ *      look may have missed: latch -> UNSET, back to round 32;
+ *      else cmpxchg sleeping += 1 (retry if the word changed)
+ *   5. smp_mb(), then look at every injection list: if one is not empty
+ *      undo the sleeping count ourselves and go back to work
+ *   6. is_blocked = true; wait in TASK_IDLE until a waker clears it
+ *
+ * A poster (blitz_new_jobs()) makes the JEC odd if it was even, reads the
+ * counts from the same atomic operation, and wakes sleepers if no awake
+ * idle worker is left to find the job. A waker takes the sleeper's lock,
+ * and only if is_blocked is set clears it, wakes the task and decrements
+ * the sleeping count. Because the sleeper holds that lock from before it
+ * counts itself (step 2) until it blocks (step 6), a waker that saw it in
+ * the count cannot miss it, and the count never includes a worker nobody
+ * can wake.
+ *
+ * Why nothing is lost. A job posted after a worker announced sleepy makes
+ * the JEC differ from the worker's snapshot, so step 4 catches it, or the
+ * poster's JEC update came after the worker's cmpxchg in step 4, and then
+ * the poster sees the worker in the sleeping count and wakes it. Jobs a
+ * worker pushes on its own deque need nothing more: if no one else takes
+ * them, their owner runs them. Injected jobs need the two full barriers:
+ * the one in blitz_new_injected_jobs() after the job is on its list, and
+ * the one in step 5 after the sleeper is counted; either the poster sees
+ * the sleeper, or the sleeper sees the job.
+ */
+#include <linux/minmax.h>
+#include <linux/sched.h>
+
+#include "blitz.h"
+
+#define BLITZ_ROUNDS_UNTIL_SLEEPY	32
+#define BLITZ_ROUNDS_UNTIL_SLEEPING	(BLITZ_ROUNDS_UNTIL_SLEEPY + 1)
+
+/* A worker starts looking for work: it becomes inactive. */
+void blitz_idle_start(struct blitz_pool *pool, struct blitz_idle *idle)
+{
+	idle->rounds = 0;
+	blitz_add_inactive(&pool->counters);
+}
+
+static void blitz_wake_any(struct blitz_pool *pool, unsigned int nr);
+
+/* A looking worker found work: active again, and it brings help. */
+void blitz_idle_work_found(struct blitz_pool *pool)
+{
+	blitz_wake_any(pool, blitz_sub_inactive(&pool->counters));
+}
+
+static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
+			struct blitz_latch *latch)
+{
+	struct blitz_pool *pool = w->pool;
+	u64 c;
+
+	if (!blitz_latch_get_sleepy(latch))
+		return;
+
+	raw_spin_lock_irq(&w->sleep_lock);
+	if (!blitz_latch_fall_asleep(latch)) {
+		raw_spin_unlock_irq(&w->sleep_lock);
+		idle->rounds = 0;
+		return;
+	}
+
+	do {
+		c = blitz_counters_load(&pool->counters);
+		if (blitz_jec(c) != idle->jec) {
+			/* A job was posted since we got sleepy: look again. */
+			idle->rounds = BLITZ_ROUNDS_UNTIL_SLEEPY;
+			blitz_latch_wake_up(latch);
+			raw_spin_unlock_irq(&w->sleep_lock);
+			return;
+		}
+	} while (!blitz_try_add_sleeping(&pool->counters, c));
+
+	/*
+	 * Counted as sleeping; now look at the injection lists. Pairs with
+	 * smp_mb() in blitz_new_injected_jobs(): either the poster sees us
+	 * counted or we see its job.
+	 */
+	smp_mb();
+	if (blitz_has_injected(pool)) {
+		/* Nobody will wake us for this: undo the count ourselves. */
+		blitz_sub_sleeping(&pool->counters);
+	} else {
+		w->is_blocked = true;
+		blitz_stat_inc(w, BLITZ_STAT_SLEEPS);
+		do {
+			/* TASK_IDLE: no hung-task report, no load average. */
+			set_current_state(TASK_IDLE);
+			raw_spin_unlock_irq(&w->sleep_lock);
+			schedule();
+			raw_spin_lock_irq(&w->sleep_lock);
+		} while (w->is_blocked);
+		__set_current_state(TASK_RUNNING);
+		blitz_stat_inc(w, BLITZ_STAT_WAKEUPS);
+	}
+	raw_spin_unlock_irq(&w->sleep_lock);
+
+	idle->rounds = 0;
+	blitz_latch_wake_up(latch);
+}
+
+/*
+ * One idle round found no work. Rounds are cheap: a cond_resched() gives
+ * the CPU away when something else wants it, and after 33 rounds (a few
+ * microseconds) the worker sleeps; it never polls for long.
+ */
+void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
+			      struct blitz_latch *latch)
+{
+	if (idle->rounds < BLITZ_ROUNDS_UNTIL_SLEEPY) {
+		cpu_relax();
+		cond_resched();
+		idle->rounds++;
+	} else if (idle->rounds == BLITZ_ROUNDS_UNTIL_SLEEPY) {
+		idle->jec = blitz_jec(blitz_increment_jec_if_active(&w->pool->counters));
+		cond_resched();
+		idle->rounds++;
+	} else {
+		blitz_sleep(w, idle, latch);
+	}
+}
+
+/*
+ * Wake @w if it is asleep. Returns whether it was. Takes the sleeper's
+ * lock, which makes the is_blocked check and the count decrement atomic
+ * with respect to the sleeper's steps 2-6. Any context.
+ */
+bool blitz_wake_worker(struct blitz_worker *w)
+{
+	unsigned long flags;
+	bool woke = false;
+
+	raw_spin_lock_irqsave(&w->sleep_lock, flags);
+	if (w->is_blocked) {
+		w->is_blocked = false;
+		wake_up_process(w->task);
+		blitz_sub_sleeping(&w->pool->counters);
+		woke = true;
+	}
+	raw_spin_unlock_irqrestore(&w->sleep_lock, flags);
+	return woke;
+}
+
+static void blitz_wake_any(struct blitz_pool *pool, unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; nr && i < pool->nr_workers; i++)
+		if (blitz_wake_worker(pool->workers[i]))
+			nr--;
+}
+
+/* @nr jobs were pushed on the caller's own deque. */
+void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
+		    bool queue_was_empty)
+{
+	u64 c = blitz_increment_jec_if_sleepy(&pool->counters);
+	unsigned int sleeping = blitz_sleeping(c);
+	unsigned int idle;
+
+	if (!sleeping)
+		return;
+	if (!queue_was_empty) {
+		blitz_wake_any(pool, min(nr, sleeping));
+		return;
+	}
+	/* Awake idle workers will find the job without being woken. */
+	idle = blitz_inactive(c) - min(blitz_inactive(c), sleeping);
+	if (idle < nr)
+		blitz_wake_any(pool, min(nr - idle, sleeping));
+}
+
+/* @nr jobs were added to an injection list. Any context. */
+void blitz_new_injected_jobs(struct blitz_pool *pool, unsigned int nr,
+			     bool queue_was_empty)
+{
+	/*
+	 * The jobs are on their list before we read the counters. Pairs
+	 * with smp_mb() in blitz_sleep(), step 5.
+	 */
+	smp_mb();
+	blitz_new_jobs(pool, nr, queue_was_empty);
+}

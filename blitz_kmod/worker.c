@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The worker: a kthread bound to one CPU. It runs jobs from its own deque
+ * (newest first), then steals from the other workers (oldest first,
+ * starting at a random victim), then takes injected jobs, and when it finds
+ * nothing it goes through the sleep protocol (sleep.c).
+ */
+#include <linux/kthread.h>
+#include <linux/lockdep.h>
+#include <linux/printk.h>
+#include <linux/rcupdate.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+
+#include "blitz.h"
+
+/* The worker running the caller, if the caller is one, in task context. */
+struct blitz_worker *blitz_current_worker(void)
+{
+	if (!in_task() || kthread_func(current) != blitz_worker_fn)
+		return NULL;
+	return kthread_data(current);
+}
+
+/* xorshift64*: cheap, good enough to spread thieves over victims. */
+static unsigned int blitz_random_below(struct blitz_worker *w, unsigned int n)
+{
+	u64 x = w->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	w->rng = x;
+	return ((x * 0x2545f4914f6cdd1dULL) >> 32) * n >> 32;
+}
+
+static struct blitz_job *blitz_steal(struct blitz_worker *w)
+{
+	struct blitz_pool *pool = w->pool;
+	unsigned int n = pool->nr_workers, i, v;
+	struct blitz_job *job;
+	bool retry;
+
+	if (n == 1)
+		return NULL;
+	do {
+		retry = false;
+		v = blitz_random_below(w, n);
+		for (i = 0; i < n; i++, v = v + 1 == n ? 0 : v + 1) {
+			if (v == w->index)
+				continue;
+			job = blitz_deque_steal(&pool->workers[v]->deque);
+			if (job == BLITZ_DEQUE_ABORT) {
+				/* Someone else got it: progress was made. */
+				retry = true;
+			} else if (job) {
+				blitz_stat_inc(w, BLITZ_STAT_STOLEN);
+				return job;
+			}
+		}
+	} while (retry);
+	return NULL;
+}
+
+bool blitz_has_injected(struct blitz_pool *pool)
+{
+	unsigned int i;
+
+	for (i = 0; i < pool->nr_workers; i++)
+		if (!llist_empty(&pool->workers[i]->inject))
+			return true;
+	return false;
+}
+
+/*
+ * Run the first job of an injected batch; push the others on our deque,
+ * where idle workers can steal them. What does not fit goes back.
+ */
+static struct blitz_job *blitz_take_batch(struct blitz_worker *w,
+					  struct llist_node *first)
+{
+	struct blitz_pool *pool = w->pool;
+	bool was_empty = blitz_deque_empty(&w->deque);
+	struct llist_node *pos, *next, *last;
+	unsigned int pushed = 0, back = 0;
+
+	for (pos = first->next; pos; pos = next) {
+		/* Once pushed, the job may run and be reused at once. */
+		next = pos->next;
+		if (!blitz_deque_push(&w->deque,
+				      llist_entry(pos, struct blitz_job, node)))
+			break;
+		pushed++;
+	}
+	if (pos) {
+		for (last = pos, back = 1; last->next; last = last->next)
+			back++;
+		blitz_new_injected_jobs(pool, back,
+					llist_add_batch(pos, last, &w->inject));
+	}
+	if (pushed)
+		blitz_new_jobs(pool, pushed, was_empty);
+	blitz_stat_add(w, BLITZ_STAT_INJECTED, 1 + pushed);
+	return llist_entry(first, struct blitz_job, node);
+}
+
+static struct blitz_job *blitz_take_injected(struct blitz_worker *w)
+{
+	struct blitz_pool *pool = w->pool;
+	unsigned int n = pool->nr_workers, i, v = w->index;
+	struct llist_node *list;
+
+	/* Our own list first: it is fed from our CPU. */
+	for (i = 0; i < n; i++, v = v + 1 == n ? 0 : v + 1) {
+		if (llist_empty(&pool->workers[v]->inject))
+			continue;
+		list = llist_del_all(&pool->workers[v]->inject);
+		if (list)
+			return blitz_take_batch(w, llist_reverse_order(list));
+	}
+	return NULL;
+}
+
+static struct blitz_job *blitz_find_work(struct blitz_worker *w)
+{
+	struct blitz_job *job;
+
+	job = blitz_deque_pop(&w->deque);
+	if (!job)
+		job = blitz_steal(w);
+	if (!job)
+		job = blitz_take_injected(w);
+	return job;
+}
+
+/* As the workqueue does: a job must leave no lock, atomic or RCU section. */
+static void blitz_check_leaks(void (*func)(struct blitz_job *job))
+{
+	if (unlikely(preempt_count() || lockdep_depth(current) > 0 ||
+		     rcu_preempt_depth() > 0)) {
+		pr_err("BUG: blitz job leaked atomic, lock or RCU: %s[%d]\n"
+		       "     preempt=0x%08x lock=%d RCU=%d func=%ps\n",
+		       current->comm, task_pid_nr(current), preempt_count(),
+		       lockdep_depth(current), rcu_preempt_depth(), func);
+		debug_show_held_locks(current);
+		dump_stack();
+	}
+}
+
+static void blitz_execute(struct blitz_worker *w, struct blitz_job *job)
+{
+	void (*func)(struct blitz_job *job) = job->func;
+	bool submitted = test_bit(BLITZ_JOB_PENDING, &job->state);
+
+	if (submitted) {
+		clear_bit(BLITZ_JOB_PENDING, &job->state);
+		/*
+		 * From here the job is its owner's again. Order the clear
+		 * before func reads the owner's data; pairs with the fully
+		 * ordered test_and_set_bit() in blitz_submit(): a submitter
+		 * that got -EBUSY wrote its data before, and func sees it.
+		 */
+		smp_mb__after_atomic();
+	}
+	func(job);
+	blitz_stat_inc(w, BLITZ_STAT_EXECUTED);
+	blitz_check_leaks(func);
+	if (submitted)
+		percpu_ref_put(&w->pool->live);
+	cond_resched();
+}
+
+/*
+ * Run jobs until @latch is set, sleeping through the sleep protocol when
+ * there is nothing to run. The worker's main loop waits on its stop latch.
+ */
+void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
+{
+	struct blitz_pool *pool = w->pool;
+	struct blitz_idle idle;
+	struct blitz_job *job;
+
+	while (!blitz_latch_probe(latch)) {
+		job = blitz_find_work(w);
+		if (job) {
+			blitz_execute(w, job);
+			continue;
+		}
+		blitz_idle_start(pool, &idle);
+		while (!blitz_latch_probe(latch)) {
+			job = blitz_find_work(w);
+			if (job)
+				break;
+			blitz_idle_no_work_found(w, &idle, latch);
+		}
+		/*
+		 * Active again, either with a job or with whatever made us
+		 * wait: bring help, as Rayon does (the wake cascade).
+		 */
+		blitz_idle_work_found(pool);
+		if (job)
+			blitz_execute(w, job);
+	}
+}
+
+int blitz_worker_fn(void *arg)
+{
+	struct blitz_worker *w = arg;
+
+	blitz_wait_until(w, &w->stop);
+	return 0;
+}

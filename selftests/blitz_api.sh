@@ -1,0 +1,128 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest selftest (TAP): blitz through its exported API, from a client
+# module (blitz_selftest.ko), then what an administrator sees: debugfs
+# format, idle workers asleep and using no CPU, CPU hotplug under load.
+# Runs under busybox sh inside the guest.
+
+DBG=/sys/kernel/debug/blitz/default
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+# run_selftest ARGS...: load the client module; its TAP lines go to dmesg.
+run_selftest() {
+	seen=$(dmesg | wc -l)
+	insmod /modules/blitz_selftest.ko "$@"
+	rc=$?
+	dmesg | tail -n +$((seen + 1)) | grep 'blitz_selftest:' |
+		sed 's/^\[[^]]*\] /# /'
+	[ $rc = 0 ] && rmmod blitz_selftest
+	return $rc
+}
+
+# Sum of utime + stime, in clock ticks, of every worker of the default pool.
+worker_ticks() {
+	t=0
+	for p in /proc/[0-9]*; do
+		read -r comm < "$p/comm" 2>/dev/null || continue
+		case $comm in blitz/default/*) ;; *) continue ;; esac
+		set -- $(sed 's/.*) //' "$p/stat")
+		t=$((t + ${12} + ${13}))
+	done
+	echo $t
+}
+
+state_field() {
+	sed -n "s/.*$1=\([0-9]*\).*/\1/p" $DBG/state
+}
+
+echo "TAP version 13"
+echo "1..9"
+
+insmod /modules/blitz.ko
+ok $? "insmod blitz.ko"
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+
+run_selftest
+ok $? "client module: errors, busy/shutdown, load, jobs from jobs, irq, destroy under load"
+
+# debugfs: header, one row per worker, total row; state line.
+workers=$(state_field workers)
+head -n 1 $DBG/stats | grep -q '^worker cpu executed stolen injected sleeps wakeups'
+h=$?
+rows=$(grep -c '^[0-9]' $DBG/stats)
+total=$(awk '$1 == "total" { print $3 }' $DBG/stats)
+sum=$(awk '$1 ~ /^[0-9]+$/ { s += $3 } END { print s }' $DBG/stats)
+grep -Eq '^workers=[0-9]+ sleeping=[0-9]+ inactive=[0-9]+ jec=[0-9]+ shutdown=0$' $DBG/state
+s=$?
+cat $DBG/stats $DBG/state | sed 's/^/# /'
+[ $h = 0 ] && [ $s = 0 ] && [ "$workers" = "$ncpu" ] && [ "$rows" = "$workers" ] &&
+	[ "$total" = "$sum" ] && [ "$total" -gt 0 ]
+ok $? "debugfs stats and state format, total row sums the workers"
+
+# Idle: every worker asleep within 1 s of the last job.
+i=0
+while [ "$(state_field sleeping)" != "$workers" ] && [ $i -lt 10 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+echo "# asleep after ${i}00 ms: $(cat $DBG/state)"
+[ "$(state_field sleeping)" = "$workers" ]
+ok $? "all workers asleep within 1 s"
+
+t0=$(worker_ticks)
+sleep 5
+t1=$(worker_ticks)
+echo "# worker CPU while idle for 5 s: $((t1 - t0)) ticks"
+[ $((t1 - t0)) -le 1 ]
+ok $? "idle workers use no CPU"
+
+# CPU hotplug under load: CPUs 1.. go offline and online while jobs run.
+if [ -e /sys/devices/system/cpu/cpu1/online ]; then
+	(
+		for round in 1 2 3; do
+			for c in $(seq 1 $((ncpu - 1))); do
+				echo 0 > /sys/devices/system/cpu/cpu$c/online
+				echo 1 > /sys/devices/system/cpu/cpu$c/online
+			done
+		done
+	) &
+	hp=$!
+	run_selftest tests=load,from_jobs load_jobs=300000
+	r=$?
+	wait $hp
+	ok $r "jobs all run once while CPUs go offline and online"
+
+	# Each worker is back on its own CPU.
+	bad=0
+	for p in /proc/[0-9]*; do
+		read -r comm < "$p/comm" 2>/dev/null || continue
+		case $comm in blitz/default/*) ;; *) continue ;; esac
+		want=${comm##*/}
+		got=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$p/status")
+		[ "$got" = "$want" ] || { echo "# $comm allowed on $got"; bad=1; }
+	done
+	ok $bad "workers rebound to their CPUs after hotplug"
+else
+	ok 1 "CPU hotplug: no cpu1 online control"
+	ok 1 "CPU hotplug: skipped"
+fi
+
+run_selftest tests=load load_jobs=100000
+ok $? "load after hotplug"
+
+rmmod blitz
+ok $? "rmmod blitz drains and unloads"
+
+[ $failed = 0 ]

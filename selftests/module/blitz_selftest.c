@@ -1,0 +1,570 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * End-to-end tests of blitz through its exported API, as a client module
+ * uses it. Loading the module runs the tests selected by the "tests"
+ * parameter (default: all), prints one TAP line each to the kernel log,
+ * and fails the load with -EINVAL if any test failed.
+ *
+ * Every job is counted: each test checks that the jobs accepted by
+ * blitz_submit() equal the jobs that ran, each exactly once.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blitz.h>
+#include <linux/err.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+#include <linux/vmalloc.h>
+#include <linux/wait_bit.h>
+
+static char *tests = "all";
+module_param(tests, charp, 0444);
+MODULE_PARM_DESC(tests, "comma-separated tests to run, or all");
+
+static unsigned int load_jobs = 1000000;
+module_param(load_jobs, uint, 0444);
+MODULE_PARM_DESC(load_jobs, "jobs submitted by the load tests");
+
+/* === Counted jobs === */
+
+struct counted_job {
+	struct blitz_job job;
+	struct counted *owner;
+	atomic_t runs;
+	unsigned int children;	/* jobs to submit from inside this one */
+};
+
+struct counted {
+	struct blitz_pool *pool;
+	struct counted_job *jobs;
+	unsigned int nr;
+	atomic_long_t submitted;
+	atomic_long_t executed;
+	atomic_long_t busy;
+	atomic_long_t refused;
+};
+
+static void counted_func(struct blitz_job *job)
+{
+	struct counted_job *cj = container_of(job, struct counted_job, job);
+	struct counted *c = cj->owner;
+
+	atomic_inc(&cj->runs);
+	while (cj->children) {
+		struct counted_job *child = &c->jobs[get_random_u32_below(c->nr)];
+
+		cj->children--;
+		if (!blitz_submit(c->pool, &child->job))
+			atomic_long_inc(&c->submitted);
+	}
+	/* Last: once counted, the test may free everything. */
+	atomic_long_inc(&c->executed);
+	wake_up_var(&c->executed);
+}
+
+static int counted_init(struct counted *c, struct blitz_pool *pool,
+			unsigned int nr)
+{
+	unsigned int i;
+
+	memset(c, 0, sizeof(*c));
+	c->pool = pool;
+	c->nr = nr;
+	c->jobs = vcalloc(nr, sizeof(*c->jobs));
+	if (!c->jobs)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		blitz_job_init(&c->jobs[i].job, counted_func);
+		c->jobs[i].owner = c;
+	}
+	return 0;
+}
+
+/* Submit job @i; count the outcome. */
+static int counted_submit(struct counted *c, unsigned int i)
+{
+	int ret = blitz_submit(c->pool, &c->jobs[i].job);
+
+	if (!ret)
+		atomic_long_inc(&c->submitted);
+	else if (ret == -EBUSY)
+		atomic_long_inc(&c->busy);
+	else if (ret == -ESHUTDOWN)
+		atomic_long_inc(&c->refused);
+	return ret;
+}
+
+/* Wait until every accepted job ran; 0 if they all did, within 60 s. */
+static int counted_wait(struct counted *c)
+{
+	if (!wait_var_event_timeout(&c->executed,
+				    atomic_long_read(&c->executed) >=
+				    atomic_long_read(&c->submitted), 60 * HZ)) {
+		pr_err("lost jobs: submitted %ld executed %ld\n",
+		       atomic_long_read(&c->submitted),
+		       atomic_long_read(&c->executed));
+		return -ETIMEDOUT;
+	}
+	return 0;
+}
+
+/* Every job ran as often as it was accepted, and nothing ran twice. */
+static int counted_check(struct counted *c)
+{
+	long runs = 0;
+	unsigned int i;
+
+	for (i = 0; i < c->nr; i++)
+		runs += atomic_read(&c->jobs[i].runs);
+	if (runs != atomic_long_read(&c->submitted) ||
+	    atomic_long_read(&c->executed) != runs) {
+		pr_err("submitted %ld executed %ld runs %ld\n",
+		       atomic_long_read(&c->submitted),
+		       atomic_long_read(&c->executed), runs);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void counted_free(struct counted *c)
+{
+	vfree(c->jobs);
+}
+
+/* === Submitters on every CPU === */
+
+struct submitter {
+	struct counted *c;
+	unsigned int first, range, count;
+	struct completion done;
+};
+
+static int submitter_fn(void *arg)
+{
+	struct submitter *s = arg;
+	unsigned int i;
+
+	for (i = 0; i < s->count; i++) {
+		/* -EBUSY: this job is still queued; move on to the next. */
+		counted_submit(s->c, s->first + get_random_u32_below(s->range));
+		if (!(i % 1024))
+			cond_resched();
+	}
+	complete(&s->done);
+	while (!kthread_should_stop())
+		schedule_timeout_idle(HZ);
+	return 0;
+}
+
+/* Submit @per_cpu jobs from a kthread bound to each online CPU. */
+static int submit_from_cpus(struct counted *c, unsigned int per_cpu)
+{
+	unsigned int nr = num_online_cpus(), i = 0, cpu;
+	struct task_struct **tasks;
+	struct submitter *s;
+	int ret = 0;
+
+	s = kcalloc(nr, sizeof(*s), GFP_KERNEL);
+	tasks = kcalloc(nr, sizeof(*tasks), GFP_KERNEL);
+	if (!s || !tasks) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for_each_online_cpu(cpu) {
+		if (i == nr)
+			break;
+		s[i].c = c;
+		/* Each submitter has jobs of its own: only it gets -EBUSY. */
+		s[i].range = c->nr / nr;
+		s[i].first = i * s[i].range;
+		s[i].count = per_cpu;
+		init_completion(&s[i].done);
+		tasks[i] = kthread_create(submitter_fn, &s[i], "blitz_submit/%u",
+					  cpu);
+		if (IS_ERR(tasks[i])) {
+			ret = PTR_ERR(tasks[i]);
+			break;
+		}
+		/* Not a per-CPU kthread: hotplug may move it. */
+		kthread_bind(tasks[i], cpu);
+		wake_up_process(tasks[i]);
+		i++;
+	}
+	nr = i;
+	for (i = 0; i < nr; i++) {
+		wait_for_completion(&s[i].done);
+		kthread_stop(tasks[i]);
+	}
+out:
+	kfree(tasks);
+	kfree(s);
+	return ret;
+}
+
+/* === The tests === */
+
+static int test_errors(void)
+{
+	struct blitz_job job = BLITZ_JOB_INIT(NULL);
+	struct blitz_pool *pool, *dup;
+	int ret = 0;
+
+	if (blitz_submit(NULL, NULL) != -EINVAL ||
+	    blitz_submit(NULL, &job) != -EINVAL)
+		ret = -EINVAL;
+	if (PTR_ERR(blitz_pool_create(NULL, 1)) != -EINVAL ||
+	    PTR_ERR(blitz_pool_create("", 1)) != -EINVAL ||
+	    PTR_ERR(blitz_pool_create("a/b", 1)) != -EINVAL ||
+	    PTR_ERR(blitz_pool_create("big", num_possible_cpus() + 1)) !=
+	    -EINVAL)
+		ret = -EINVAL;
+	if (PTR_ERR(blitz_pool_create("default", 1)) != -EEXIST)
+		ret = -EINVAL;
+
+	pool = blitz_pool_create("selftest-errors", 1);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	dup = blitz_pool_create("selftest-errors", 2);
+	if (PTR_ERR(dup) != -EEXIST)
+		ret = -EINVAL;
+	if (!IS_ERR(dup))
+		blitz_pool_destroy(dup);
+	blitz_pool_destroy(pool);
+	return ret;
+}
+
+struct gate_job {
+	struct blitz_job job;
+	struct completion started, release;
+	atomic_t runs;
+};
+
+static void gate_func(struct blitz_job *job)
+{
+	struct gate_job *g = container_of(job, struct gate_job, job);
+
+	atomic_inc(&g->runs);
+	complete(&g->started);
+	wait_for_completion(&g->release);
+}
+
+static int destroyer_fn(void *pool)
+{
+	blitz_pool_destroy(pool);
+	while (!kthread_should_stop())
+		schedule_timeout_idle(HZ);
+	return 0;
+}
+
+/*
+ * A job is refused with -EBUSY while queued and accepted again once it has
+ * started; submissions are refused with -ESHUTDOWN once destroy begins,
+ * and every job accepted before that still runs.
+ */
+static int test_busy_shutdown(void)
+{
+	struct gate_job gate = { .job = BLITZ_JOB_INIT(gate_func) };
+	unsigned long deadline = jiffies + 10 * HZ;
+	struct task_struct *destroyer;
+	struct blitz_pool *pool;
+	struct counted c;
+	int ret = 0, r;
+	unsigned int i;
+
+	init_completion(&gate.started);
+	init_completion(&gate.release);
+	pool = blitz_pool_create("selftest-busy", 1);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	ret = counted_init(&c, pool, 100000);
+	if (ret) {
+		blitz_pool_destroy(pool);
+		return ret;
+	}
+
+	/* The only worker is held by gate: what is queued now stays so. */
+	if (blitz_submit(pool, &gate.job))
+		ret = -EINVAL;
+	wait_for_completion(&gate.started);
+	if (blitz_submit(pool, &gate.job) ||
+	    blitz_submit(pool, &gate.job) != -EBUSY) {
+		pr_err("resubmit of a started job, or -EBUSY, failed\n");
+		ret = -EINVAL;
+	}
+
+	destroyer = kthread_run(destroyer_fn, pool, "blitz_destroy");
+	if (IS_ERR(destroyer)) {
+		complete_all(&gate.release);
+		blitz_pool_destroy(pool);
+		counted_free(&c);
+		return PTR_ERR(destroyer);
+	}
+	/* Accepted until the destroyer gets going, then refused. */
+	for (i = 0, r = 0; i < c.nr && r != -ESHUTDOWN; i++) {
+		r = counted_submit(&c, i);
+		if (time_after(jiffies, deadline))
+			break;
+		cond_resched();
+	}
+	if (r != -ESHUTDOWN) {
+		pr_err("submit during destroy returned %d\n", r);
+		ret = -EINVAL;
+	}
+	complete_all(&gate.release);
+	r = counted_wait(&c);
+	if (r)
+		ret = r;
+	/* Returns once the destroyer is done: all accepted jobs have run. */
+	kthread_stop(destroyer);
+	if (atomic_read(&gate.runs) != 2 || counted_check(&c))
+		ret = -EINVAL;
+	counted_free(&c);
+	return ret;
+}
+
+/* Millions of jobs from a kthread on every CPU into the default pool. */
+static int test_load(void)
+{
+	struct counted c;
+	int ret;
+
+	ret = counted_init(&c, NULL, 1 << 16);
+	if (ret)
+		return ret;
+	ret = submit_from_cpus(&c, load_jobs / num_online_cpus());
+	if (!ret)
+		ret = counted_wait(&c);
+	if (!ret)
+		ret = counted_check(&c);
+	pr_info("load: submitted %ld busy %ld\n",
+		atomic_long_read(&c.submitted), atomic_long_read(&c.busy));
+	counted_free(&c);
+	return ret;
+}
+
+#define ROOTS	64
+
+/* Jobs that submit jobs: the local-deque path, with fan-out. */
+static int test_from_jobs(void)
+{
+	struct counted c;
+	unsigned int i;
+	int ret;
+
+	ret = counted_init(&c, NULL, 1 << 16);
+	if (ret)
+		return ret;
+	/* Roots are only submitted from here, so only one runs at a time. */
+	c.nr -= ROOTS;
+	for (i = 0; i < ROOTS; i++) {
+		c.jobs[c.nr + i].children = load_jobs / ROOTS;
+		if (!blitz_submit(NULL, &c.jobs[c.nr + i].job))
+			atomic_long_inc(&c.submitted);
+	}
+	ret = counted_wait(&c);
+	c.nr += ROOTS;
+	if (!ret)
+		ret = counted_check(&c);
+	pr_info("from jobs: submitted %ld\n", atomic_long_read(&c.submitted));
+	counted_free(&c);
+	return ret;
+}
+
+/* === Interrupt context === */
+
+#define IRQ_FIRES	500
+#define IRQ_BATCH	32
+
+struct irq_load {
+	struct counted c;
+	struct hrtimer hrtimer;
+	struct timer_list timer;
+	struct completion done;
+	atomic_t fires;
+	unsigned int next;
+	bool in_hardirq, in_softirq;
+};
+
+static void irq_load_batch(struct irq_load *l)
+{
+	unsigned int i;
+
+	for (i = 0; i < IRQ_BATCH; i++)
+		counted_submit(&l->c, l->next++ % l->c.nr);
+	atomic_inc(&l->fires);
+}
+
+static enum hrtimer_restart irq_load_hrtimer(struct hrtimer *t)
+{
+	struct irq_load *l = container_of(t, struct irq_load, hrtimer);
+
+	l->in_hardirq = in_hardirq();
+	irq_load_batch(l);
+	if (atomic_read(&l->fires) >= IRQ_FIRES) {
+		complete(&l->done);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_forward_now(t, ns_to_ktime(200 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void irq_load_timer(struct timer_list *t)
+{
+	struct irq_load *l = from_timer(l, t, timer);
+
+	l->in_softirq = in_serving_softirq();
+	irq_load_batch(l);
+	if (atomic_read(&l->fires) < IRQ_FIRES)
+		mod_timer(t, jiffies + 1);
+	else
+		complete(&l->done);
+}
+
+/* Submissions from hard and soft interrupt context, and under a spinlock. */
+static int test_irq(void)
+{
+	static DEFINE_SPINLOCK(lock);
+	struct irq_load *l;
+	unsigned long flags;
+	unsigned int i;
+	int ret;
+
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	ret = counted_init(&l->c, NULL, 4096);
+	if (ret)
+		goto out;
+
+	hrtimer_init(&l->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	l->hrtimer.function = irq_load_hrtimer;
+	init_completion(&l->done);
+	hrtimer_start(&l->hrtimer, ns_to_ktime(200 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_HARD);
+	wait_for_completion(&l->done);
+	hrtimer_cancel(&l->hrtimer);
+
+	atomic_set(&l->fires, 0);
+	reinit_completion(&l->done);
+	timer_setup(&l->timer, irq_load_timer, 0);
+	mod_timer(&l->timer, jiffies + 1);
+	wait_for_completion(&l->done);
+	timer_delete_sync(&l->timer);
+
+	for (i = 0; i < IRQ_FIRES; i++) {
+		spin_lock_irqsave(&lock, flags);
+		irq_load_batch(l);
+		spin_unlock_irqrestore(&lock, flags);
+	}
+
+	ret = counted_wait(&l->c);
+	if (!ret)
+		ret = counted_check(&l->c);
+	if (!l->in_hardirq || !l->in_softirq) {
+		pr_err("hardirq=%d softirq=%d\n", l->in_hardirq, l->in_softirq);
+		ret = -EINVAL;
+	}
+	pr_info("irq: submitted %ld busy %ld\n",
+		atomic_long_read(&l->c.submitted), atomic_long_read(&l->c.busy));
+	counted_free(&l->c);
+out:
+	kfree(l);
+	return ret;
+}
+
+/*
+ * Destroy a pool while its jobs keep submitting more: destroy returns only
+ * once all of them ran.
+ */
+static int test_destroy_load(void)
+{
+	struct blitz_pool *pool;
+	struct counted c;
+	unsigned int i;
+	int ret;
+
+	pool = blitz_pool_create("selftest-destroy", 0);
+	if (IS_ERR(pool))
+		return PTR_ERR(pool);
+	ret = counted_init(&c, pool, 1 << 16);
+	if (ret) {
+		blitz_pool_destroy(pool);
+		return ret;
+	}
+	c.nr -= ROOTS;
+	for (i = 0; i < ROOTS; i++) {
+		c.jobs[c.nr + i].children = load_jobs / ROOTS / 4;
+		if (!blitz_submit(pool, &c.jobs[c.nr + i].job))
+			atomic_long_inc(&c.submitted);
+	}
+	blitz_pool_destroy(pool);
+	c.nr += ROOTS;
+	/* Nothing to wait for: destroy drained the pool. */
+	ret = counted_check(&c);
+	pr_info("destroy under load: executed %ld\n",
+		atomic_long_read(&c.executed));
+	counted_free(&c);
+	return ret;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(void);
+} blitz_tests[] = {
+	{ "errors", test_errors },
+	{ "busy_shutdown", test_busy_shutdown },
+	{ "load", test_load },
+	{ "from_jobs", test_from_jobs },
+	{ "irq", test_irq },
+	{ "destroy_load", test_destroy_load },
+};
+
+static bool selected(const char *name)
+{
+	const char *p = tests;
+	size_t len = strlen(name);
+
+	if (!strcmp(tests, "all"))
+		return true;
+	while ((p = strstr(p, name))) {
+		if ((p == tests || p[-1] == ',') && (!p[len] || p[len] == ','))
+			return true;
+		p += len;
+	}
+	return false;
+}
+
+static int __init blitz_selftest_init(void)
+{
+	int i, n = 0, failed = 0, ret;
+
+	for (i = 0; i < ARRAY_SIZE(blitz_tests); i++) {
+		if (!selected(blitz_tests[i].name))
+			continue;
+		ret = blitz_tests[i].fn();
+		n++;
+		if (ret) {
+			failed++;
+			pr_err("not ok %d - %s (%d)\n", n, blitz_tests[i].name, ret);
+		} else {
+			pr_info("ok %d - %s\n", n, blitz_tests[i].name);
+		}
+	}
+	pr_info("%d passed, %d failed\n", n - failed, failed);
+	return failed || !n ? -EINVAL : 0;
+}
+
+static void __exit blitz_selftest_exit(void)
+{
+}
+
+module_init(blitz_selftest_init);
+module_exit(blitz_selftest_exit);
+
+MODULE_DESCRIPTION("blitz end-to-end tests through the exported API");
+MODULE_LICENSE("GPL");
