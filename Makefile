@@ -20,7 +20,10 @@ clean:
 deps:
 	tools/deps.sh
 
+demo:
+	tools/demo
+
 check:
 	tools/check
 
-.PHONY: all clean deps check
+.PHONY: all clean deps demo check
