@@ -8,6 +8,7 @@
  *   sleep.c     the sleep protocol: idle rounds, sleeping, waking
  *   worker.c    the worker kthread: finding and running jobs
  *   pool.c      pools, blitz_submit(), CPU hotplug
+ *   join.c      blitz_join(), blitz_parallel_for(), blitz_call()
  *   debugfs.c   the stats and state files
  *   main.c      module init and exit, the default pool
  */
@@ -111,13 +112,12 @@ void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 			      struct blitz_latch *latch);
 void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
 		    bool queue_was_empty);
-void blitz_new_injected_jobs(struct blitz_pool *pool, unsigned int nr,
-			     bool queue_was_empty);
 bool blitz_wake_worker(struct blitz_worker *w);
 
 /* worker.c */
 struct blitz_worker *blitz_current_worker(void);
-bool blitz_has_injected(struct blitz_pool *pool);
+bool blitz_has_work(struct blitz_pool *pool);
+void blitz_execute(struct blitz_worker *w, struct blitz_job *job);
 void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch);
 int blitz_worker_fn(void *arg);
 

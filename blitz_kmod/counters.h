@@ -2,7 +2,7 @@
 /*
  * The sleep protocol's packed counter word.
  *
- *   bits  0-15  sleeping: workers blocked in their wait queue
+ *   bits  0-15  sleeping: workers blocked in the sleep protocol
  *   bits 16-31  inactive: workers not running a job (idle or asleep)
  *   bits 32-63  JEC, the jobs event counter
  *

@@ -84,9 +84,11 @@ static void blitz_free_pool(struct blitz_pool *pool, unsigned int nr_started)
 		if (blitz_latch_set(&w->stop))
 			blitz_wake_worker(w);
 	}
+	/* All stopped before any is freed: they look at each other. */
+	for (i = 0; i < nr_started; i++)
+		kthread_stop(pool->workers[i]->task);
 	for (i = 0; i < nr_started; i++) {
 		w = pool->workers[i];
-		kthread_stop(w->task);
 		put_task_struct(w->task);
 		kfree(w);
 	}
@@ -217,8 +219,7 @@ static void blitz_inject(struct blitz_pool *pool, struct blitz_job *job)
 	/* Any CPU will do; ours keeps the list's cache line local. */
 	unsigned int i = pool->cpu_worker[raw_smp_processor_id()];
 
-	blitz_new_injected_jobs(pool, 1,
-				llist_add(&job->node, &pool->workers[i]->inject));
+	blitz_new_jobs(pool, 1, llist_add(&job->node, &pool->workers[i]->inject));
 }
 
 /**
@@ -232,8 +233,9 @@ static void blitz_inject(struct blitz_pool *pool, struct blitz_job *job)
  * idle. The job runs once; from the moment its function starts it may be
  * submitted again or freed.
  *
- * Context: any: process, softirq or hardirq, with spinlocks held. Never
- * sleeps, never allocates.
+ * Context: any: process, softirq or hardirq, with spinlocks held (but not
+ * from NMI, nor holding a runqueue or pi_lock: it may wake a worker).
+ * Never sleeps, never allocates.
  * Return: 0 when queued; -EINVAL for a NULL @job or function; -EBUSY when
  * @job is queued and has not started yet; -ESHUTDOWN when @pool is being
  * destroyed (from inside one of its jobs, submissions are still accepted
@@ -244,7 +246,7 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 	struct blitz_worker *w;
 	bool was_empty;
 
-	if (!job || !job->func)
+	if (!job || !job->func || WARN_ON_ONCE(in_nmi()))
 		return -EINVAL;
 	if (!pool)
 		pool = blitz_default_pool;

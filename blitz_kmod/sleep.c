@@ -20,8 +20,8 @@
  *   4. if the JEC moved since round 32, a job was posted that our last
  *      look may have missed: latch -> UNSET, back to round 32;
  *      else cmpxchg sleeping += 1 (retry if the word changed)
- *   5. smp_mb(), then look at every injection list: if one is not empty
- *      undo the sleeping count ourselves and go back to work
+ *   5. smp_mb(), then look at every deque and injection list: if one is
+ *      not empty undo the sleeping count ourselves and go back to work
  *   6. is_blocked = true; wait in TASK_IDLE until a waker clears it
  *
  * A poster (blitz_new_jobs()) makes the JEC odd if it was even, reads the
@@ -36,12 +36,14 @@
  * Why nothing is lost. A job posted after a worker announced sleepy makes
  * the JEC differ from the worker's snapshot, so step 4 catches it, or the
  * poster's JEC update came after the worker's cmpxchg in step 4, and then
- * the poster sees the worker in the sleeping count and wakes it. Jobs a
- * worker pushes on its own deque need nothing more: if no one else takes
- * them, their owner runs them. Injected jobs need the two full barriers:
- * the one in blitz_new_injected_jobs() after the job is on its list, and
- * the one in step 5 after the sleeper is counted; either the poster sees
- * the sleeper, or the sleeper sees the job.
+ * the poster sees the worker in the sleeping count and wakes it. When the
+ * JEC was already odd the poster only reads the word; then the two full
+ * barriers decide: the one in blitz_new_jobs() after the job is queued and
+ * the one in step 5 after the sleeper is counted. Either the poster sees
+ * the sleeper, or the sleeper's last look, at every deque and injection
+ * list, sees the job. Rayon skips the barrier for jobs pushed on the
+ * poster's own deque, reasoning that the owner runs them itself; a kernel
+ * job may block waiting for what it submitted, so blitz does not.
  */
 #include <linux/minmax.h>
 #include <linux/sched.h>
@@ -94,12 +96,13 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 	} while (!blitz_try_add_sleeping(&pool->counters, c));
 
 	/*
-	 * Counted as sleeping; now look at the injection lists. Pairs with
-	 * smp_mb() in blitz_new_injected_jobs(): either the poster sees us
-	 * counted or we see its job.
+	 * Counted as sleeping; now look at every queue once more. Pairs with
+	 * smp_mb() in blitz_new_jobs(): either the poster sees us counted or
+	 * we see its job. (The cmpxchg above is fully ordered already; the
+	 * barrier names the pairing.)
 	 */
 	smp_mb();
-	if (blitz_has_injected(pool)) {
+	if (blitz_has_work(pool)) {
 		/* Nobody will wake us for this: undo the count ourselves. */
 		blitz_sub_sleeping(&pool->counters);
 	} else {
@@ -172,34 +175,32 @@ static void blitz_wake_any(struct blitz_pool *pool, unsigned int nr)
 			nr--;
 }
 
-/* @nr jobs were pushed on the caller's own deque. */
+/*
+ * @nr jobs were queued (on the caller's deque or an injection list, which
+ * was empty if @queue_was_empty): wake sleepers if no awake idle worker is
+ * left to find them. Any context.
+ */
 void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
 		    bool queue_was_empty)
 {
-	u64 c = blitz_increment_jec_if_sleepy(&pool->counters);
-	unsigned int sleeping = blitz_sleeping(c);
-	unsigned int idle;
+	unsigned int sleeping, idle;
+	u64 c;
 
+	/*
+	 * The jobs are queued before we read the counters. Pairs with
+	 * smp_mb() in blitz_sleep(), step 5.
+	 */
+	smp_mb();
+	c = blitz_increment_jec_if_sleepy(&pool->counters);
+	sleeping = blitz_sleeping(c);
 	if (!sleeping)
 		return;
 	if (!queue_was_empty) {
 		blitz_wake_any(pool, min(nr, sleeping));
 		return;
 	}
-	/* Awake idle workers will find the job without being woken. */
+	/* Awake idle workers will find the jobs without being woken. */
 	idle = blitz_inactive(c) - min(blitz_inactive(c), sleeping);
 	if (idle < nr)
 		blitz_wake_any(pool, min(nr - idle, sleeping));
-}
-
-/* @nr jobs were added to an injection list. Any context. */
-void blitz_new_injected_jobs(struct blitz_pool *pool, unsigned int nr,
-			     bool queue_was_empty)
-{
-	/*
-	 * The jobs are on their list before we read the counters. Pairs
-	 * with smp_mb() in blitz_sleep(), step 5.
-	 */
-	smp_mb();
-	blitz_new_jobs(pool, nr, queue_was_empty);
 }

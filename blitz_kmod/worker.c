@@ -62,13 +62,17 @@ static struct blitz_job *blitz_steal(struct blitz_worker *w)
 	return NULL;
 }
 
-bool blitz_has_injected(struct blitz_pool *pool)
+/* Whether any job is queued anywhere in @pool: a sleeper's last look. */
+bool blitz_has_work(struct blitz_pool *pool)
 {
+	struct blitz_worker *w;
 	unsigned int i;
 
-	for (i = 0; i < pool->nr_workers; i++)
-		if (!llist_empty(&pool->workers[i]->inject))
+	for (i = 0; i < pool->nr_workers; i++) {
+		w = pool->workers[i];
+		if (!llist_empty(&w->inject) || !blitz_deque_empty(&w->deque))
 			return true;
+	}
 	return false;
 }
 
@@ -95,8 +99,8 @@ static struct blitz_job *blitz_take_batch(struct blitz_worker *w,
 	if (pos) {
 		for (last = pos, back = 1; last->next; last = last->next)
 			back++;
-		blitz_new_injected_jobs(pool, back,
-					llist_add_batch(pos, last, &w->inject));
+		blitz_new_jobs(pool, back,
+			       llist_add_batch(pos, last, &w->inject));
 	}
 	if (pushed)
 		blitz_new_jobs(pool, pushed, was_empty);
@@ -133,35 +137,37 @@ static struct blitz_job *blitz_find_work(struct blitz_worker *w)
 	return job;
 }
 
-/* As the workqueue does: a job must leave no lock, atomic or RCU section. */
+/*
+ * As the workqueue does: a job must leave no lock, atomic or RCU section,
+ * nor interrupts disabled.
+ */
 static void blitz_check_leaks(void (*func)(struct blitz_job *job))
 {
-	if (unlikely(preempt_count() || lockdep_depth(current) > 0 ||
-		     rcu_preempt_depth() > 0)) {
-		pr_err("BUG: blitz job leaked atomic, lock or RCU: %s[%d]\n"
-		       "     preempt=0x%08x lock=%d RCU=%d func=%ps\n",
+	if (unlikely(preempt_count() || irqs_disabled() ||
+		     lockdep_depth(current) > 0 || rcu_preempt_depth() > 0)) {
+		pr_err("BUG: blitz job leaked atomic, lock, IRQs off or RCU: %s[%d]\n"
+		       "     preempt=0x%08x irqs_disabled=%d lock=%d RCU=%d func=%ps\n",
 		       current->comm, task_pid_nr(current), preempt_count(),
-		       lockdep_depth(current), rcu_preempt_depth(), func);
+		       irqs_disabled(), lockdep_depth(current),
+		       rcu_preempt_depth(), func);
 		debug_show_held_locks(current);
 		dump_stack();
 	}
 }
 
-static void blitz_execute(struct blitz_worker *w, struct blitz_job *job)
+void blitz_execute(struct blitz_worker *w, struct blitz_job *job)
 {
-	void (*func)(struct blitz_job *job) = job->func;
-	bool submitted = test_bit(BLITZ_JOB_PENDING, &job->state);
+	void (*func)(struct blitz_job *job) = READ_ONCE(job->func);
+	bool submitted = false;
 
-	if (submitted) {
-		clear_bit(BLITZ_JOB_PENDING, &job->state);
-		/*
-		 * From here the job is its owner's again. Order the clear
-		 * before func reads the owner's data; pairs with the fully
-		 * ordered test_and_set_bit() in blitz_submit(): a submitter
-		 * that got -EBUSY wrote its data before, and func sees it.
-		 */
-		smp_mb__after_atomic();
-	}
+	/*
+	 * From the clear on, the job is its owner's again: it may be
+	 * resubmitted and freed, so func was read before. Fully ordered;
+	 * pairs with test_and_set_bit() in blitz_submit(): a submitter that
+	 * got -EBUSY wrote its data before that, and func sees it.
+	 */
+	if (test_bit(BLITZ_JOB_PENDING, &job->state))
+		submitted = test_and_clear_bit(BLITZ_JOB_PENDING, &job->state);
 	func(job);
 	blitz_stat_inc(w, BLITZ_STAT_EXECUTED);
 	blitz_check_leaks(func);
