@@ -55,7 +55,7 @@ ok $? "insmod blitz.ko"
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 
 run_selftest
-ok $? "client module: errors, busy/shutdown, load, jobs from jobs, irq, destroy under load"
+ok $? "client module: errors, busy/shutdown, load, jobs from jobs, irq, destroy under load, fib, stolen join, parallel_for"
 
 # debugfs: header, one row per worker, total row; state line.
 workers=$(state_field workers)

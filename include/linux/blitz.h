@@ -55,5 +55,12 @@ struct blitz_pool;
 int blitz_submit(struct blitz_pool *pool, struct blitz_job *job);
 struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers);
 void blitz_pool_destroy(struct blitz_pool *pool);
+int blitz_call(struct blitz_pool *pool, void (*fn)(void *arg), void *arg);
+void blitz_join(void (*a)(void *arg), void *a_arg,
+		void (*b)(void *arg), void *b_arg);
+int blitz_parallel_for(unsigned long start, unsigned long end,
+		       unsigned long grain,
+		       void (*fn)(unsigned long lo, unsigned long hi, void *arg),
+		       void *arg);
 
 #endif /* _LINUX_BLITZ_H */

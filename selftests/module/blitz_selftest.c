@@ -11,6 +11,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blitz.h>
+#include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
@@ -253,6 +254,11 @@ static void gate_func(struct blitz_job *job)
 	wait_for_completion(&g->release);
 }
 
+static void gate_call(void *arg)
+{
+	/* Must not run: the pool refuses calls once destroy began. */
+}
+
 static int destroyer_fn(void *pool)
 {
 	blitz_pool_destroy(pool);
@@ -313,6 +319,11 @@ static int test_busy_shutdown(void)
 	}
 	if (r != -ESHUTDOWN) {
 		pr_err("submit during destroy returned %d\n", r);
+		ret = -EINVAL;
+	}
+	r = blitz_call(pool, gate_call, NULL);
+	if (r != -ESHUTDOWN) {
+		pr_err("blitz_call during destroy returned %d\n", r);
 		ret = -EINVAL;
 	}
 	complete_all(&gate.release);
@@ -512,6 +523,136 @@ static int test_destroy_load(void)
 	return ret;
 }
 
+/* === Fork-join === */
+
+static unsigned long fib_plain(unsigned int n)
+{
+	return n < 2 ? n : fib_plain(n - 1) + fib_plain(n - 2);
+}
+
+struct fib {
+	unsigned int n;
+	unsigned long result;
+};
+
+static void fib_join(void *arg)
+{
+	struct fib *f = arg;
+	struct fib a = { f->n - 1 }, b = { f->n - 2 };
+
+	if (f->n < 2) {
+		f->result = f->n;
+		return;
+	}
+	blitz_join(fib_join, &a, fib_join, &b);
+	f->result = a.result + b.result;
+}
+
+static void fib_call(void *arg)
+{
+	fib_join(arg);
+}
+
+/* fib(24) with a join at every node, from outside and through blitz_call(). */
+static int test_fib(void)
+{
+	struct fib f = { 24 };
+	unsigned long want = fib_plain(24);
+
+	blitz_join(fib_join, &f, fib_join, &(struct fib){ 0 });
+	if (f.result != want)
+		return -EINVAL;
+	f.result = 0;
+	if (blitz_call(NULL, fib_call, &f) || f.result != want)
+		return -EINVAL;
+	return 0;
+}
+
+struct steal {
+	struct completion b_started;
+	bool timed_out;
+};
+
+static void steal_a(void *arg)
+{
+	struct steal *st = arg;
+
+	/* Only another worker can start b while a waits here. */
+	if (!wait_for_completion_timeout(&st->b_started, 10 * HZ))
+		st->timed_out = true;
+}
+
+static void steal_b(void *arg)
+{
+	struct steal *st = arg;
+
+	complete(&st->b_started);
+}
+
+static void steal_join(void *arg)
+{
+	blitz_join(steal_a, arg, steal_b, arg);
+}
+
+/* Real parallelism: b is stolen while a waits for it. */
+static int test_join_stolen(void)
+{
+	struct steal st = {};
+	int ret;
+
+	init_completion(&st.b_started);
+	ret = blitz_call(NULL, steal_join, &st);
+	return ret ?: st.timed_out ? -ETIMEDOUT : 0;
+}
+
+struct spread {
+	cpumask_t cpus;
+	spinlock_t lock;	/* protects cpus */
+	atomic_long_t sum;
+	unsigned long sink;
+};
+
+static void spread_fn(unsigned long lo, unsigned long hi, void *arg)
+{
+	struct spread *sp = arg;
+	unsigned long i, k, x = 0, h = 0;
+
+	for (i = lo; i < hi; i++) {
+		x += i;
+		/* Enough work per index that thieves get their share. */
+		for (k = 0; k < 20000; k++)
+			h = h * 31 + i + k;
+	}
+	WRITE_ONCE(sp->sink, h);
+	atomic_long_add(x, &sp->sum);
+	spin_lock(&sp->lock);
+	cpumask_set_cpu(raw_smp_processor_id(), &sp->cpus);
+	spin_unlock(&sp->lock);
+}
+
+/* A parallel loop with enough work runs on several CPUs. */
+static int test_parallel_for(void)
+{
+	const unsigned long n = 4096;
+	struct spread sp = {};
+	int ret;
+
+	spin_lock_init(&sp.lock);
+	if (blitz_parallel_for(1, 0, 0, spread_fn, &sp) != -EINVAL ||
+	    blitz_parallel_for(0, 1, 0, NULL, NULL) != -EINVAL ||
+	    blitz_parallel_for(3, 3, 0, spread_fn, &sp) ||
+	    atomic_long_read(&sp.sum))
+		return -EINVAL;
+	ret = blitz_parallel_for(0, n, 8, spread_fn, &sp);
+	if (ret)
+		return ret;
+	pr_info("parallel_for: ran on %u CPUs\n", cpumask_weight(&sp.cpus));
+	if (atomic_long_read(&sp.sum) != n * (n - 1) / 2)
+		return -EINVAL;
+	return num_online_cpus() > 1 && cpumask_weight(&sp.cpus) < 2 ?
+	       -EINVAL : 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -522,6 +663,9 @@ static const struct {
 	{ "from_jobs", test_from_jobs },
 	{ "irq", test_irq },
 	{ "destroy_load", test_destroy_load },
+	{ "fib", test_fib },
+	{ "join_stolen", test_join_stolen },
+	{ "parallel_for", test_parallel_for },
 };
 
 static bool selected(const char *name)

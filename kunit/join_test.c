@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for fork-join: blitz_join(), blitz_parallel_for() and
+ * blitz_call(), against plain recursion and index by index.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+
+#include "../blitz_kmod/blitz.h"
+
+/* === fib through a join at every node === */
+
+struct fib {
+	unsigned int n;
+	unsigned long result;
+};
+
+static unsigned long fib_plain(unsigned int n)
+{
+	return n < 2 ? n : fib_plain(n - 1) + fib_plain(n - 2);
+}
+
+static void fib_join(void *arg)
+{
+	struct fib *f = arg;
+	struct fib a = { f->n - 1 }, b = { f->n - 2 };
+
+	if (f->n < 2) {
+		f->result = f->n;
+		return;
+	}
+	blitz_join(fib_join, &a, fib_join, &b);
+	f->result = a.result + b.result;
+}
+
+static void join_test_fib(struct kunit *test)
+{
+	struct fib f = { 20 };
+	struct blitz_pool *pool;
+
+	/* From outside: the default pool. */
+	blitz_join(fib_join, &f, fib_join, &(struct fib){ 1 });
+	KUNIT_EXPECT_EQ(test, f.result, fib_plain(20));
+
+	/* In a pool of one worker every b is popped back. */
+	pool = blitz_pool_create("kunit-fib", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	f.result = 0;
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, fib_join, &f), 0);
+	KUNIT_EXPECT_EQ(test, f.result, fib_plain(20));
+	blitz_pool_destroy(pool);
+}
+
+/* === Where b runs === */
+
+struct where {
+	struct blitz_worker *a_worker, *b_worker;
+	struct completion b_started, release;
+	bool hold_a, hold_b;
+};
+
+static void where_a(void *arg)
+{
+	struct where *wh = arg;
+
+	wh->a_worker = blitz_current_worker();
+	/* Only a thief can start b while a waits. */
+	if (wh->hold_a)
+		wait_for_completion(&wh->b_started);
+}
+
+static void where_b(void *arg)
+{
+	struct where *wh = arg;
+
+	wh->b_worker = blitz_current_worker();
+	complete(&wh->b_started);
+	if (wh->hold_b)
+		wait_for_completion(&wh->release);
+}
+
+static void where_join(void *arg)
+{
+	blitz_join(where_a, arg, where_b, arg);
+}
+
+static void join_test_popped_back(struct kunit *test)
+{
+	struct where wh = {};
+	struct blitz_pool *pool;
+
+	init_completion(&wh.b_started);
+	pool = blitz_pool_create("kunit-pop", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, where_join, &wh), 0);
+	KUNIT_EXPECT_NOT_NULL(test, wh.a_worker);
+	KUNIT_EXPECT_PTR_EQ(test, wh.a_worker, wh.b_worker);
+	blitz_pool_destroy(pool);
+}
+
+/* Workers of @pool counted asleep in its counter word. */
+static unsigned int join_test_sleeping(struct blitz_pool *pool)
+{
+	return blitz_sleeping(blitz_counters_load(&pool->counters));
+}
+
+struct where_job {
+	struct blitz_job job;
+	struct where *wh;
+	struct completion done;
+};
+
+static void where_job_func(struct blitz_job *job)
+{
+	struct where_job *j = container_of(job, struct where_job, job);
+
+	where_join(j->wh);
+	complete(&j->done);
+}
+
+/*
+ * a waits for b to start, so b must be stolen; b then blocks, and the
+ * joining worker, with nothing else to run, must go to sleep (not spin)
+ * until the thief finishes b and wakes it.
+ */
+static void join_test_stolen_sleeps(struct kunit *test)
+{
+	struct where wh = { .hold_a = true, .hold_b = true };
+	struct where_job j = { .job = BLITZ_JOB_INIT(where_job_func), .wh = &wh };
+	unsigned long deadline = jiffies + 10 * HZ;
+	struct blitz_pool *pool;
+	u64 sleeps[2];
+	int i;
+
+	init_completion(&wh.b_started);
+	init_completion(&wh.release);
+	init_completion(&j.done);
+	pool = blitz_pool_create("kunit-steal", 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	for (i = 0; i < 2; i++)
+		sleeps[i] = READ_ONCE(pool->workers[i]->stats[BLITZ_STAT_SLEEPS]);
+
+	KUNIT_ASSERT_EQ(test, blitz_submit(pool, &j.job), 0);
+	wait_for_completion(&wh.b_started);
+	/* The thief is blocked in b: the one sleeper is the joiner. */
+	while (join_test_sleeping(pool) != 1 && time_before(jiffies, deadline))
+		usleep_range(100, 200);
+	KUNIT_EXPECT_EQ(test, join_test_sleeping(pool), 1U);
+	complete(&wh.release);
+	wait_for_completion(&j.done);
+
+	KUNIT_EXPECT_NOT_NULL(test, wh.a_worker);
+	KUNIT_EXPECT_NOT_NULL(test, wh.b_worker);
+	KUNIT_EXPECT_PTR_NE(test, wh.a_worker, wh.b_worker);
+	if (wh.a_worker)
+		KUNIT_EXPECT_GT(test, READ_ONCE(wh.a_worker->stats[BLITZ_STAT_SLEEPS]),
+				sleeps[wh.a_worker->index]);
+	blitz_pool_destroy(pool);
+}
+
+/* === Nesting and joins inside submitted jobs === */
+
+struct fib_job {
+	struct blitz_job job;
+	struct fib f;
+	struct completion done;
+};
+
+static void fib_job_func(struct blitz_job *job)
+{
+	struct fib_job *j = container_of(job, struct fib_job, job);
+
+	fib_join(&j->f);
+	complete(&j->done);
+}
+
+static void join_test_in_job(struct kunit *test)
+{
+	struct fib_job j = { .job = BLITZ_JOB_INIT(fib_job_func), .f = { 18 } };
+
+	init_completion(&j.done);
+	KUNIT_ASSERT_EQ(test, blitz_submit(NULL, &j.job), 0);
+	wait_for_completion(&j.done);
+	KUNIT_EXPECT_EQ(test, j.f.result, fib_plain(18));
+}
+
+/* Many joins in a row, with the JEC about to wrap (Rayon #797). */
+static void join_test_many(struct kunit *test)
+{
+	struct blitz_pool *pool;
+	struct fib f = { 25 };
+
+	pool = blitz_pool_create("kunit-many", 0);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	/* An even offset keeps the JEC's parity; the carry is dropped. */
+	atomic64_add((u64)(U32_MAX - 1001) << 32, &pool->counters.word);
+	/* fib(25) makes 242784 joins. */
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, fib_join, &f), 0);
+	KUNIT_EXPECT_EQ(test, f.result, fib_plain(25));
+	f.n = 25;
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, fib_join, &f), 0);
+	KUNIT_EXPECT_EQ(test, f.result, fib_plain(25));
+	kunit_info(test, "jec=%u", blitz_jec(blitz_counters_load(&pool->counters)));
+	blitz_pool_destroy(pool);
+}
+
+/* === Parallel loops === */
+
+struct cover {
+	atomic_t *hits;
+	unsigned long start, end, grain;
+	atomic_t bad;
+};
+
+static void cover_fn(unsigned long lo, unsigned long hi, void *arg)
+{
+	struct cover *c = arg;
+	unsigned long i;
+
+	if (lo >= hi || lo < c->start || hi > c->end ||
+	    (c->grain && hi - lo > c->grain))
+		atomic_inc(&c->bad);
+	for (i = lo; i < hi && i < c->end; i++)
+		atomic_inc(&c->hits[i - c->start]);
+}
+
+static const unsigned long cover_sizes[] = { 0, 1, 2, 3, 17, 1000, 100003 };
+static const unsigned long cover_grains[] = { 0, 1, 7, 1000000 };
+
+static void join_test_parallel_for(struct kunit *test)
+{
+	struct cover c;
+	int s, g, err;
+	unsigned long i;
+
+	c.hits = kunit_kcalloc(test, 100003, sizeof(*c.hits), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, c.hits);
+	for (s = 0; s < ARRAY_SIZE(cover_sizes); s++) {
+		for (g = 0; g < ARRAY_SIZE(cover_grains); g++) {
+			c.start = 5;
+			c.end = 5 + cover_sizes[s];
+			c.grain = cover_grains[g];
+			atomic_set(&c.bad, 0);
+			memset(c.hits, 0, sizeof(*c.hits) * cover_sizes[s]);
+			KUNIT_EXPECT_EQ(test, blitz_parallel_for(c.start, c.end,
+								 c.grain,
+								 cover_fn, &c),
+					0);
+			err = atomic_read(&c.bad);
+			for (i = 0; i < cover_sizes[s]; i++)
+				if (atomic_read(&c.hits[i]) != 1)
+					err++;
+			KUNIT_EXPECT_EQ_MSG(test, err, 0, "size %lu grain %lu",
+					    cover_sizes[s], c.grain);
+		}
+	}
+}
+
+static void join_test_errors(struct kunit *test)
+{
+	struct cover c = {};
+
+	KUNIT_EXPECT_EQ(test, blitz_parallel_for(2, 1, 0, cover_fn, &c),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, blitz_parallel_for(0, 10, 0, NULL, NULL),
+			-EINVAL);
+	/* start == end: fn is not called (it would count as bad). */
+	KUNIT_EXPECT_EQ(test, blitz_parallel_for(7, 7, 0, cover_fn, NULL), 0);
+	KUNIT_EXPECT_EQ(test, blitz_call(NULL, NULL, NULL), -EINVAL);
+}
+
+/* A pool left idle for a second, with its workers asleep, then destroyed. */
+static void join_test_idle_destroy(struct kunit *test)
+{
+	struct blitz_pool *pool = blitz_pool_create("kunit-idle", 0);
+	struct fib f = { 10 };
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, fib_join, &f), 0);
+	ssleep(1);
+	KUNIT_EXPECT_EQ(test, join_test_sleeping(pool), pool->nr_workers);
+	blitz_pool_destroy(pool);
+	KUNIT_EXPECT_EQ(test, f.result, fib_plain(10));
+}
+
+static struct kunit_case join_test_cases[] = {
+	KUNIT_CASE(join_test_fib),
+	KUNIT_CASE(join_test_popped_back),
+	KUNIT_CASE(join_test_stolen_sleeps),
+	KUNIT_CASE(join_test_in_job),
+	KUNIT_CASE_SLOW(join_test_many),
+	KUNIT_CASE(join_test_parallel_for),
+	KUNIT_CASE(join_test_errors),
+	KUNIT_CASE(join_test_idle_destroy),
+	{}
+};
+
+static struct kunit_suite join_test_suite = {
+	.name = "blitz_join",
+	.test_cases = join_test_cases,
+};
+
+kunit_test_suite(join_test_suite);
