@@ -107,11 +107,11 @@ struct blitz_idle {
 };
 
 void blitz_idle_start(struct blitz_pool *pool, struct blitz_idle *idle);
-void blitz_idle_work_found(struct blitz_pool *pool);
+void blitz_idle_work_found(struct blitz_worker *w, bool found_job);
 void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 			      struct blitz_latch *latch);
 void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
-		    bool queue_was_empty);
+		    bool queue_was_empty, unsigned int near);
 bool blitz_wake_worker(struct blitz_worker *w);
 
 /* worker.c */

@@ -77,7 +77,7 @@ static void blitz_join_worker(struct blitz_worker *w,
 		b(b_arg);
 		return;
 	}
-	blitz_new_jobs(w->pool, 1, was_empty);
+	blitz_new_jobs(w->pool, 1, was_empty, w->index + 1);
 
 	a(a_arg);
 

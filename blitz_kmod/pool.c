@@ -219,7 +219,8 @@ static void blitz_inject(struct blitz_pool *pool, struct blitz_job *job)
 	/* Any CPU will do; ours keeps the list's cache line local. */
 	unsigned int i = pool->cpu_worker[raw_smp_processor_id()];
 
-	blitz_new_jobs(pool, 1, llist_add(&job->node, &pool->workers[i]->inject));
+	blitz_new_jobs(pool, 1, llist_add(&job->node, &pool->workers[i]->inject),
+		       i);
 }
 
 /**
@@ -270,7 +271,7 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 	if (w) {
 		was_empty = blitz_deque_empty(&w->deque);
 		if (blitz_deque_push(&w->deque, job)) {
-			blitz_new_jobs(pool, 1, was_empty);
+			blitz_new_jobs(pool, 1, was_empty, w->index + 1);
 			return 0;
 		}
 		blitz_stat_inc(w, BLITZ_STAT_OVERFLOWS);

@@ -60,12 +60,22 @@ void blitz_idle_start(struct blitz_pool *pool, struct blitz_idle *idle)
 	blitz_add_inactive(&pool->counters);
 }
 
-static void blitz_wake_any(struct blitz_pool *pool, unsigned int nr);
+static void blitz_wake_any(struct blitz_pool *pool, unsigned int nr,
+			   unsigned int near);
 
-/* A looking worker found work: active again, and it brings help. */
-void blitz_idle_work_found(struct blitz_pool *pool)
+/*
+ * A looking worker is active again, with a job if @found_job. If it found
+ * one and more are queued, it brings help: the wake cascade that spreads a
+ * burst of work. Rayon wakes the helpers unconditionally; for a lone job
+ * they would only spin and sleep again.
+ */
+void blitz_idle_work_found(struct blitz_worker *w, bool found_job)
 {
-	blitz_wake_any(pool, blitz_sub_inactive(&pool->counters));
+	struct blitz_pool *pool = w->pool;
+	unsigned int nr = blitz_sub_inactive(&pool->counters);
+
+	if (nr && found_job && blitz_has_work(pool))
+		blitz_wake_any(pool, nr, w->index + 1);
 }
 
 static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
@@ -166,22 +176,25 @@ bool blitz_wake_worker(struct blitz_worker *w)
 	return woke;
 }
 
-static void blitz_wake_any(struct blitz_pool *pool, unsigned int nr)
+/* Wake up to @nr sleepers, starting with worker @near and its neighbours. */
+static void blitz_wake_any(struct blitz_pool *pool, unsigned int nr,
+			   unsigned int near)
 {
-	unsigned int i;
+	unsigned int i, n = pool->nr_workers;
 
-	for (i = 0; nr && i < pool->nr_workers; i++)
-		if (blitz_wake_worker(pool->workers[i]))
+	for (i = 0; nr && i < n; i++)
+		if (blitz_wake_worker(pool->workers[(near + i) % n]))
 			nr--;
 }
 
 /*
- * @nr jobs were queued (on the caller's deque or an injection list, which
- * was empty if @queue_was_empty): wake sleepers if no awake idle worker is
- * left to find them. Any context.
+ * @nr jobs were queued on worker @near's deque or injection list, which
+ * was empty if @queue_was_empty: wake sleepers if no awake idle worker is
+ * left to find them, @near first, for locality: from outside the pool,
+ * @near is on the submitting CPU. Any context.
  */
 void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
-		    bool queue_was_empty)
+		    bool queue_was_empty, unsigned int near)
 {
 	unsigned int sleeping, idle;
 	u64 c;
@@ -196,11 +209,11 @@ void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
 	if (!sleeping)
 		return;
 	if (!queue_was_empty) {
-		blitz_wake_any(pool, min(nr, sleeping));
+		blitz_wake_any(pool, min(nr, sleeping), near);
 		return;
 	}
 	/* Awake idle workers will find the jobs without being woken. */
 	idle = blitz_inactive(c) - min(blitz_inactive(c), sleeping);
 	if (idle < nr)
-		blitz_wake_any(pool, min(nr - idle, sleeping));
+		blitz_wake_any(pool, min(nr - idle, sleeping), near);
 }

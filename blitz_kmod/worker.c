@@ -38,6 +38,7 @@ static struct blitz_job *blitz_steal(struct blitz_worker *w)
 {
 	struct blitz_pool *pool = w->pool;
 	unsigned int n = pool->nr_workers, i, v;
+	struct blitz_deque *victim;
 	struct blitz_job *job;
 	bool retry;
 
@@ -47,9 +48,15 @@ static struct blitz_job *blitz_steal(struct blitz_worker *w)
 		retry = false;
 		v = blitz_random_below(w, n);
 		for (i = 0; i < n; i++, v = v + 1 == n ? 0 : v + 1) {
-			if (v == w->index)
+			victim = &pool->workers[v]->deque;
+			/*
+			 * The unfenced look spares an idle scan a full barrier
+			 * per empty victim; a job it misses is found by the
+			 * sleep protocol's fenced last look.
+			 */
+			if (v == w->index || blitz_deque_empty(victim))
 				continue;
-			job = blitz_deque_steal(&pool->workers[v]->deque);
+			job = blitz_deque_steal(victim);
 			if (job == BLITZ_DEQUE_ABORT) {
 				/* Someone else got it: progress was made. */
 				retry = true;
@@ -100,10 +107,10 @@ static struct blitz_job *blitz_take_batch(struct blitz_worker *w,
 		for (last = pos, back = 1; last->next; last = last->next)
 			back++;
 		blitz_new_jobs(pool, back,
-			       llist_add_batch(pos, last, &w->inject));
+			       llist_add_batch(pos, last, &w->inject), w->index);
 	}
 	if (pushed)
-		blitz_new_jobs(pool, pushed, was_empty);
+		blitz_new_jobs(pool, pushed, was_empty, w->index + 1);
 	blitz_stat_add(w, BLITZ_STAT_INJECTED, 1 + pushed);
 	return llist_entry(first, struct blitz_job, node);
 }
@@ -199,11 +206,8 @@ void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
 				break;
 			blitz_idle_no_work_found(w, &idle, latch);
 		}
-		/*
-		 * Active again, either with a job or with whatever made us
-		 * wait: bring help, as Rayon does (the wake cascade).
-		 */
-		blitz_idle_work_found(pool);
+		/* Active again, with a job or with whatever made us wait. */
+		blitz_idle_work_found(w, job);
 		if (job)
 			blitz_execute(w, job);
 	}
