@@ -3,6 +3,7 @@
 #   make               build the modules against KDIR
 #   make demo          boot a guest, run the example client, show debugfs
 #   make check         install what is missing and run every test
+#   make bench         benchmarks against workqueues at 1, 2 and 4 vCPUs
 #   make deps          only install what is missing
 #
 # KDIR defaults to the running kernel's build tree; on a Debian machine
@@ -26,4 +27,7 @@ demo:
 check:
 	tools/check
 
-.PHONY: all clean deps demo check
+bench:
+	tools/bench
+
+.PHONY: all clean deps demo check bench
