@@ -3,7 +3,7 @@
 # kunit.py --qemu_config for the x86_64 run: as tools/testing/kunit/
 # qemu_configs/x86_64.py, but with explicit multi-threaded TCG (there is no
 # KVM here) and a CPU model with every feature TCG emulates. kunit/run adds
-# -smp and -m through --qemu_args.
+# -smp through --qemu_args.
 
 from ..qemu_config import QemuArchParams
 
