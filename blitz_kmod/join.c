@@ -12,17 +12,22 @@
  * Outside a worker, a join or loop runs inside blitz_call() on the default
  * pool: the caller sleeps on a completion until it is done.
  *
- * Stack: a worker waiting for a stolen b runs other jobs on top of its
- * stack, and each join level adds a frame, so joins check how much stack
- * is left and, below BLITZ_STACK_RESERVE, warn once and run b inline.
+ * Stack: each join level adds a frame, and a worker waiting for a stolen b
+ * runs other jobs on top of its stack. So joins check how much stack is
+ * left: below BLITZ_STACK_RESERVE they warn once and run b inline, and a
+ * worker with less than BLITZ_HELP_RESERVE left does not take other jobs
+ * while it waits for b: it just sleeps until the thief is done.
  */
 #include <linux/completion.h>
 #include <linux/sched/task_stack.h>
+#include <linux/wait_bit.h>
 
 #include "blitz.h"
 
 /* Stack kept free for the jobs themselves; see Documentation/blitz. */
 #define BLITZ_STACK_RESERVE	(THREAD_SIZE / 4)
+/* Stack a waiting worker needs left to run a job it did not start. */
+#define BLITZ_HELP_RESERVE	(THREAD_SIZE / 2)
 
 struct blitz_join_frame {
 	struct blitz_job job;
@@ -43,15 +48,31 @@ static void blitz_join_stolen(struct blitz_job *job)
 	f->fn(f->arg);
 	if (blitz_latch_set(&f->latch))
 		blitz_wake_worker(owner);
+	/*
+	 * For an owner short of stack, waiting in blitz_join_wait_deep().
+	 * Only the address is used: no access to the frame. The fully
+	 * ordered set above is the barrier wake_up_var() needs.
+	 */
+	wake_up_var(&f->latch);
 }
 
 /* The stack grows down on every architecture blitz builds for. */
-static bool blitz_stack_low(void)
+static bool blitz_stack_below(unsigned long reserve)
 {
 	unsigned long sp = (unsigned long)__builtin_frame_address(0);
 
-	return sp - (unsigned long)task_stack_page(current) <
-	       BLITZ_STACK_RESERVE;
+	return sp - (unsigned long)task_stack_page(current) < reserve;
+}
+
+/*
+ * Wait for a stolen b without running anything else here. The latch stays
+ * UNSET for the thief, so set() wakes nobody through the sleep protocol,
+ * and this worker stays counted as active: it takes no jobs meanwhile.
+ */
+static void blitz_join_wait_deep(struct blitz_join_frame *f)
+{
+	___wait_var_event(&f->latch, blitz_latch_probe(&f->latch), TASK_IDLE,
+			  0, 0, schedule());
 }
 
 static void blitz_join_worker(struct blitz_worker *w,
@@ -69,7 +90,7 @@ static void blitz_join_worker(struct blitz_worker *w,
 
 	blitz_latch_init(&f.latch);
 	was_empty = blitz_deque_empty(&w->deque);
-	if (WARN_ONCE(blitz_stack_low(),
+	if (WARN_ONCE(blitz_stack_below(BLITZ_STACK_RESERVE),
 		      "blitz: joins nested too deep, running them inline\n") ||
 	    !blitz_deque_push(&w->deque, &f.job)) {
 		/* A full deque: thieves are far behind anyway. */
@@ -90,7 +111,10 @@ static void blitz_join_worker(struct blitz_worker *w,
 		blitz_execute(w, job);
 	}
 	/* Stolen: help elsewhere, or sleep, until the thief is done. */
-	blitz_wait_until(w, &f.latch);
+	if (blitz_stack_below(BLITZ_HELP_RESERVE))
+		blitz_join_wait_deep(&f);
+	else
+		blitz_wait_until(w, &f.latch);
 }
 
 struct blitz_join_args {
