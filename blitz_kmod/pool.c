@@ -262,7 +262,7 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 	if (w ? !percpu_ref_tryget(&pool->live) :
 		!percpu_ref_tryget_live(&pool->live))
 		return -ESHUTDOWN;
-	/* Fully ordered; pairs with smp_mb__after_atomic() in blitz_execute(). */
+	/* Fully ordered; pairs with test_and_clear_bit() in blitz_execute(). */
 	if (test_and_set_bit(BLITZ_JOB_PENDING, &job->state)) {
 		percpu_ref_put(&pool->live);
 		return -EBUSY;

@@ -37,6 +37,7 @@ worker_ticks() {
 	for p in /proc/[0-9]*; do
 		read -r comm < "$p/comm" 2>/dev/null || continue
 		case $comm in blitz/default/*) ;; *) continue ;; esac
+		# shellcheck disable=SC2046 # split the fields on purpose
 		set -- $(sed 's/.*) //' "$p/stat")
 		t=$((t + ${12} + ${13}))
 	done
@@ -91,10 +92,10 @@ ok $? "idle workers use no CPU"
 # CPU hotplug under load: CPUs 1.. go offline and online while jobs run.
 if [ -e /sys/devices/system/cpu/cpu1/online ]; then
 	(
-		for round in 1 2 3; do
+		for _ in 1 2 3; do
 			for c in $(seq 1 $((ncpu - 1))); do
-				echo 0 > /sys/devices/system/cpu/cpu$c/online
-				echo 1 > /sys/devices/system/cpu/cpu$c/online
+				echo 0 > "/sys/devices/system/cpu/cpu$c/online"
+				echo 1 > "/sys/devices/system/cpu/cpu$c/online"
 			done
 		done
 	) &
