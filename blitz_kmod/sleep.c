@@ -6,7 +6,8 @@
  * An idle worker goes through rounds: each round looks for work once
  * (worker.c) and, finding none, calls blitz_idle_no_work_found():
  *
- *   rounds 0..31  cond_resched() and look again
+ *   rounds 0..31  cond_resched() and look again (skipped when another
+ *                 task is runnable on this CPU)
  *   round 32      announce sleepy: make the JEC even if it was odd and
  *                 remember its value
  *   round 33      look once more
@@ -47,6 +48,7 @@
  */
 #include <linux/minmax.h>
 #include <linux/sched.h>
+#include <linux/sched/stat.h>
 
 #include "blitz.h"
 
@@ -135,17 +137,23 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 }
 
 /*
- * One idle round found no work. Rounds are cheap: a cond_resched() gives
- * the CPU away when something else wants it, and after 33 rounds (a few
- * microseconds) the worker sleeps; it never polls for long.
+ * One idle round found no work. Rounds are cheap, and after 33 of them (a
+ * few microseconds) the worker sleeps: it never polls for long. It polls
+ * only while its CPU has nothing else to run: Rayon yields between rounds,
+ * but a task waiting for this CPU (often the very submitter of the next
+ * job) is better served by the worker getting sleepy at once.
  */
 void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 			      struct blitz_latch *latch)
 {
 	if (idle->rounds < BLITZ_ROUNDS_UNTIL_SLEEPY) {
-		cpu_relax();
-		cond_resched();
-		idle->rounds++;
+		if (single_task_running()) {
+			cpu_relax();
+			cond_resched();
+			idle->rounds++;
+		} else {
+			idle->rounds = BLITZ_ROUNDS_UNTIL_SLEEPY;
+		}
 	} else if (idle->rounds == BLITZ_ROUNDS_UNTIL_SLEEPY) {
 		idle->jec = blitz_jec(blitz_increment_jec_if_active(&w->pool->counters));
 		cond_resched();

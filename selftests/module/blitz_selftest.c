@@ -27,7 +27,7 @@ static char *tests = "all";
 module_param(tests, charp, 0444);
 MODULE_PARM_DESC(tests, "comma-separated tests to run, or all");
 
-static unsigned int load_jobs = 1000000;
+static unsigned int load_jobs = 2000000;
 module_param(load_jobs, uint, 0444);
 MODULE_PARM_DESC(load_jobs, "jobs submitted by the load tests");
 
