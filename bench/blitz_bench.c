@@ -39,6 +39,8 @@
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
+#include "../selftests/fib.h"
+
 static char *workloads = "all";
 module_param(workloads, charp, 0444);
 static unsigned int fib_n = 27;
@@ -80,29 +82,6 @@ static bool selected(const char *name)
 }
 
 /* === fib === */
-
-static noinline unsigned long fib_plain(unsigned int n)
-{
-	return n < 2 ? n : fib_plain(n - 1) + fib_plain(n - 2);
-}
-
-struct fib {
-	unsigned int n;
-	unsigned long result;
-};
-
-static void fib_join(void *arg)
-{
-	struct fib *f = arg;
-	struct fib a = { f->n - 1 }, b = { f->n - 2 };
-
-	if (f->n < 2) {
-		f->result = f->n;
-		return;
-	}
-	blitz_join(fib_join, &a, fib_join, &b);
-	f->result = a.result + b.result;
-}
 
 /* ns per join: (join time - plain time) / number of joins. */
 static void bench_fib(void)

@@ -9,31 +9,9 @@
 #include <linux/err.h>
 
 #include "../blitz_kmod/blitz.h"
+#include "../selftests/fib.h"
 
-/* === fib through a join at every node === */
-
-struct fib {
-	unsigned int n;
-	unsigned long result;
-};
-
-static unsigned long fib_plain(unsigned int n)
-{
-	return n < 2 ? n : fib_plain(n - 1) + fib_plain(n - 2);
-}
-
-static void fib_join(void *arg)
-{
-	struct fib *f = arg;
-	struct fib a = { f->n - 1 }, b = { f->n - 2 };
-
-	if (f->n < 2) {
-		f->result = f->n;
-		return;
-	}
-	blitz_join(fib_join, &a, fib_join, &b);
-	f->result = a.result + b.result;
-}
+/* === fib through a join at every node (selftests/fib.h) === */
 
 static void join_test_fib(struct kunit *test)
 {

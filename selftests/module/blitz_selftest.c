@@ -23,6 +23,8 @@
 #include <linux/vmalloc.h>
 #include <linux/wait_bit.h>
 
+#include "../fib.h"
+
 static char *tests = "all";
 module_param(tests, charp, 0444);
 MODULE_PARM_DESC(tests, "comma-separated tests to run, or all");
@@ -525,34 +527,6 @@ static int test_destroy_load(void)
 
 /* === Fork-join === */
 
-static unsigned long fib_plain(unsigned int n)
-{
-	return n < 2 ? n : fib_plain(n - 1) + fib_plain(n - 2);
-}
-
-struct fib {
-	unsigned int n;
-	unsigned long result;
-};
-
-static void fib_join(void *arg)
-{
-	struct fib *f = arg;
-	struct fib a = { f->n - 1 }, b = { f->n - 2 };
-
-	if (f->n < 2) {
-		f->result = f->n;
-		return;
-	}
-	blitz_join(fib_join, &a, fib_join, &b);
-	f->result = a.result + b.result;
-}
-
-static void fib_call(void *arg)
-{
-	fib_join(arg);
-}
-
 /* fib(24) with a join at every node, from outside and through blitz_call(). */
 static int test_fib(void)
 {
@@ -563,7 +537,7 @@ static int test_fib(void)
 	if (f.result != want)
 		return -EINVAL;
 	f.result = 0;
-	if (blitz_call(NULL, fib_call, &f) || f.result != want)
+	if (blitz_call(NULL, fib_join, &f) || f.result != want)
 		return -EINVAL;
 	return 0;
 }
