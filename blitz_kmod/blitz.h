@@ -10,6 +10,7 @@
  *   pool.c      pools, blitz_submit(), CPU hotplug
  *   join.c      blitz_join(), blitz_parallel_for(), blitz_call()
  *   debugfs.c   the stats and state files
+ *   race.c      race-window injection, for the torture runs
  *   main.c      module init and exit, the default pool
  */
 #ifndef _BLITZ_H
@@ -26,6 +27,7 @@
 #include "counters.h"
 #include "deque.h"
 #include "latch.h"
+#include "race.h"
 
 /* Per-worker counters, in the order debugfs prints them. */
 enum blitz_stat {

@@ -46,6 +46,7 @@ static void blitz_join_stolen(struct blitz_job *job)
 	struct blitz_worker *owner = f->owner;
 
 	f->fn(f->arg);
+	blitz_race_window(BLITZ_RACE_JOIN_DONE);
 	if (blitz_latch_set(&f->latch))
 		blitz_wake_worker(owner);
 	/*
@@ -101,6 +102,7 @@ static void blitz_join_worker(struct blitz_worker *w,
 	blitz_new_jobs(w->pool, 1, was_empty, w->index + 1);
 
 	a(a_arg);
+	blitz_race_window(BLITZ_RACE_JOIN_POP);
 
 	/* Jobs a submitted sit above b: run them until b or nothing. */
 	while ((job = blitz_deque_pop(&w->deque))) {

@@ -13,6 +13,7 @@ static int __init blitz_init(void)
 {
 	int ret;
 
+	blitz_race_init();
 	blitz_debugfs_init();
 	ret = blitz_hotplug_init();
 	if (ret)

@@ -204,6 +204,7 @@ void blitz_pool_destroy(struct blitz_pool *pool)
 
 	WRITE_ONCE(pool->shutdown, true);
 	percpu_ref_kill(&pool->live);
+	blitz_race_window(BLITZ_RACE_DESTROY_DRAIN);
 	wait_for_completion(&pool->drained);
 
 	mutex_lock(&blitz_pools_lock);
@@ -218,9 +219,10 @@ static void blitz_inject(struct blitz_pool *pool, struct blitz_job *job)
 {
 	/* Any CPU will do; ours keeps the list's cache line local. */
 	unsigned int i = pool->cpu_worker[raw_smp_processor_id()];
+	bool was_empty = llist_add(&job->node, &pool->workers[i]->inject);
 
-	blitz_new_jobs(pool, 1, llist_add(&job->node, &pool->workers[i]->inject),
-		       i);
+	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
+	blitz_new_jobs(pool, 1, was_empty, i);
 }
 
 /**

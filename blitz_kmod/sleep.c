@@ -106,6 +106,7 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 			return;
 		}
 	} while (!blitz_try_add_sleeping(&pool->counters, c));
+	blitz_race_window(BLITZ_RACE_SLEEP_LOOK);
 
 	/*
 	 * Counted as sleeping; now look at every queue once more. Pairs with
@@ -149,6 +150,7 @@ void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 	if (idle->rounds < BLITZ_ROUNDS_UNTIL_SLEEPY) {
 		if (single_task_running()) {
 			cpu_relax();
+			blitz_race_window(BLITZ_RACE_IDLE_YIELD);
 			cond_resched();
 			idle->rounds++;
 		} else {

@@ -206,6 +206,7 @@ void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
 				break;
 			blitz_idle_no_work_found(w, &idle, latch);
 		}
+		blitz_race_window(BLITZ_RACE_LATCH_EXIT);
 		/* Active again, with a job or with whatever made us wait. */
 		blitz_idle_work_found(w, job);
 		if (job)

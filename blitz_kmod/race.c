@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Race-window injection; see race.h.
+ */
+#include <linux/delay.h>
+#include <linux/hash.h>
+#include <linux/moduleparam.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+
+#include "race.h"
+
+DEFINE_STATIC_KEY_FALSE(blitz_race_key);
+
+static bool race_windows;
+static unsigned int race_delay_us = 1000;
+/* Module parameters are parsed before init: the key follows from then on. */
+static bool race_live;
+
+static void blitz_race_apply(void)
+{
+	if (race_windows)
+		static_branch_enable(&blitz_race_key);
+	else
+		static_branch_disable(&blitz_race_key);
+}
+
+static int blitz_race_set(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_bool(val, kp);
+
+	if (!ret && race_live)
+		blitz_race_apply();
+	return ret;
+}
+
+static const struct kernel_param_ops blitz_race_ops = {
+	.set = blitz_race_set,
+	.get = param_get_bool,
+};
+
+module_param_cb(race_windows, &blitz_race_ops, &race_windows, 0644);
+MODULE_PARM_DESC(race_windows,
+		 "inject random delays at race windows (debugging; default 0)");
+module_param(race_delay_us, uint, 0644);
+MODULE_PARM_DESC(race_delay_us,
+		 "longest injected delay where the task may sleep (default 1000)");
+
+void blitz_race_init(void)
+{
+	race_live = true;
+	blitz_race_apply();
+}
+
+/*
+ * Half the time nothing; otherwise, where sleeping is allowed, a yield, a
+ * sleep or a spin, else a spin of up to 8 us. The "random" bits come from
+ * the clock: any context may call this, and get_random_u32() takes a
+ * sleeping lock on PREEMPT_RT.
+ */
+void __blitz_race_window(enum blitz_race where)
+{
+	u32 r = hash_64(local_clock() + where, 32);
+	unsigned int max = READ_ONCE(race_delay_us) ?: 1;
+
+	if (r & 1)
+		return;
+	r >>= 1;
+	if (!in_task() || !preemptible() || rcu_preempt_depth()) {
+		udelay(r % 8);
+		return;
+	}
+	switch (r % 4) {
+	case 0:
+		cond_resched();
+		break;
+	case 1:
+		udelay(r % min(max, 50U));
+		break;
+	default:
+		usleep_range(r % max, max);
+		break;
+	}
+}

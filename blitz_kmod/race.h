@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Race-window injection: random delays at the points where the executor's
+ * correctness depends on what another task does meanwhile.
+ *
+ * Off by default, and then free: each window is a static branch, a NOP in
+ * the instruction stream. blitz.race_windows=1 (module parameter, also
+ * writable at run time in /sys/module/blitz/parameters/) turns them on for
+ * the torture runs: at each window a task that may sleep yields, sleeps or
+ * spins for up to race_delay_us microseconds, any other context spins for
+ * up to a few microseconds. Either way a concurrent task gets a chance to
+ * run through the window, as a preemption at exactly that point would.
+ */
+#ifndef _BLITZ_RACE_H
+#define _BLITZ_RACE_H
+
+#include <linux/jump_label.h>
+
+enum blitz_race {
+	BLITZ_RACE_INJECT_WAKE,		/* job injected, poster not yet waking */
+	BLITZ_RACE_SLEEP_LOOK,		/* sleeper counted, last look not taken */
+	BLITZ_RACE_LATCH_EXIT,		/* waiter saw its latch, not yet active */
+	BLITZ_RACE_JOIN_POP,		/* b pushed and a run, b not yet popped */
+	BLITZ_RACE_JOIN_DONE,		/* stolen b ran, its latch not yet set */
+	BLITZ_RACE_DESTROY_DRAIN,	/* pool killed, drain not yet waited on */
+	BLITZ_RACE_IDLE_YIELD,		/* idle worker about to yield its CPU */
+	BLITZ_NR_RACES,
+};
+
+DECLARE_STATIC_KEY_FALSE(blitz_race_key);
+
+void __blitz_race_window(enum blitz_race where);
+
+static __always_inline void blitz_race_window(enum blitz_race where)
+{
+	if (static_branch_unlikely(&blitz_race_key))
+		__blitz_race_window(where);
+}
+
+void blitz_race_init(void);
+
+#endif /* _BLITZ_RACE_H */
