@@ -102,6 +102,9 @@ struct blitz_pool {
 
 extern struct blitz_pool *blitz_default_pool;
 
+/* The longest pool name: [A-Za-z0-9._-], not "." or "..". */
+#define BLITZ_POOL_NAME_MAX	63
+
 /* sleep.c */
 struct blitz_idle {
 	unsigned int rounds;

@@ -8,6 +8,8 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/string.h>
 
 #include "../blitz_kmod/blitz.h"
 
@@ -127,8 +129,127 @@ static void pool_test_lost_wakeup(struct kunit *test)
 	kunit_info(test, "rounds=%d", round);
 }
 
+/* Names are debugfs directory names: these are refused. */
+static void pool_test_bad_names(struct kunit *test)
+{
+	static const char *const bad[] = { ".", "..", "a b", "a\\nb", "*" };
+	char *name = kunit_kzalloc(test, 257, GFP_KERNEL);
+	struct blitz_pool *pool;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, name);
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR(blitz_pool_create(bad[i], 1)),
+				    -EINVAL, "name \"%s\"", bad[i]);
+	memset(name, 'x', 256);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(blitz_pool_create(name, 1)), -EINVAL);
+	/* The longest name allowed, and every kind of character allowed. */
+	name[BLITZ_POOL_NAME_MAX] = '\0';
+	pool = blitz_pool_create(name, 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	KUNIT_EXPECT_FALSE(test, IS_ERR_OR_NULL(pool->debugfs));
+	blitz_pool_destroy(pool);
+	pool = blitz_pool_create("Az09._-", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	blitz_pool_destroy(pool);
+}
+
+/*
+ * A worker that stops looking for work while a job is queued and another
+ * worker sleeps must wake that worker, whether it found a job or not: a
+ * poster that counted it as an awake idle worker did not wake anyone.
+ * Driven by hand on a pool whose workers never started.
+ */
+static void pool_test_leaving_idle_wakes(struct kunit *test)
+{
+	struct pool_test_job j = { .job = BLITZ_JOB_INIT(pool_test_func) };
+	struct blitz_worker *w[2];
+	struct blitz_pool *pool;
+	int i;
+
+	pool = kunit_kzalloc(test, struct_size(pool, workers, 2), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+	pool->nr_workers = 2;
+	blitz_counters_init(&pool->counters);
+	for (i = 0; i < 2; i++) {
+		w[i] = kunit_kzalloc(test, sizeof(*w[i]), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, w[i]);
+		blitz_deque_init(&w[i]->deque);
+		init_llist_head(&w[i]->inject);
+		raw_spin_lock_init(&w[i]->sleep_lock);
+		w[i]->pool = pool;
+		w[i]->index = i;
+		w[i]->task = current;	/* waking a running task is a no-op */
+		pool->workers[i] = w[i];
+		blitz_add_inactive(&pool->counters);
+	}
+	/* Worker 1 asleep, worker 0 idle and awake, one job queued. */
+	KUNIT_ASSERT_TRUE(test, blitz_try_add_sleeping(&pool->counters,
+			  blitz_counters_load(&pool->counters)));
+	w[1]->is_blocked = true;
+	llist_add(&j.job.node, &w[0]->inject);
+
+	/* Worker 0 leaves without the job (its latch was set). */
+	blitz_idle_work_found(w[0], false);
+	KUNIT_EXPECT_FALSE(test, w[1]->is_blocked);
+	KUNIT_EXPECT_EQ(test,
+			blitz_sleeping(blitz_counters_load(&pool->counters)), 0U);
+}
+
+struct race_submit {
+	struct blitz_pool *pool;
+	struct pool_test_job j;
+	struct completion ran;
+};
+
+static int race_submitter(void *arg)
+{
+	struct race_submit *r = arg;
+
+	WARN_ON(blitz_submit(r->pool, &r->j.job));
+	while (!kthread_should_stop())
+		schedule_timeout_idle(HZ);
+	return 0;
+}
+
+/*
+ * An outside blitz_submit() racing blitz_pool_destroy(): the job runs
+ * and destroy returns while the submitter is still inside blitz_submit()
+ * (the race windows stretch it), which must keep the pool alive until it
+ * is done with it. KASAN (UML) reports the use-after-free if not.
+ */
+static void pool_test_submit_races_destroy(struct kunit *test)
+{
+	struct race_submit *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct task_struct *t;
+	atomic_t runs;
+	int round;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	atomic_set(&runs, 0);
+	static_branch_enable(&blitz_race_key);
+	for (round = 0; round < 50; round++) {
+		r->pool = blitz_pool_create("kunit-race", 1);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(r->pool));
+		init_completion(&r->ran);
+		blitz_job_init(&r->j.job, pool_test_func);
+		r->j.runs = &runs;
+		r->j.done = &r->ran;
+		t = kthread_run(race_submitter, r, "kunit-race");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+		wait_for_completion(&r->ran);
+		blitz_pool_destroy(r->pool);
+		kthread_stop(t);
+	}
+	static_branch_disable(&blitz_race_key);
+	KUNIT_EXPECT_EQ(test, atomic_read(&runs), 50);
+}
+
 static struct kunit_case pool_test_cases[] = {
 	KUNIT_CASE(pool_test_errors),
+	KUNIT_CASE(pool_test_bad_names),
+	KUNIT_CASE(pool_test_leaving_idle_wakes),
+	KUNIT_CASE(pool_test_submit_races_destroy),
 	KUNIT_CASE(pool_test_destroy_drains),
 	KUNIT_CASE_SLOW(pool_test_lost_wakeup),
 	{}

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for what a waiting worker may run: the join-wait rule (a
+ * joiner runs only work that descends from its own join, never a job
+ * unrelated to it on top of its caller's stack), the stack every job
+ * starts with, and calls across pools.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/sched/task_stack.h>
+#include <linux/wait_bit.h>
+
+#include "../blitz_kmod/blitz.h"
+
+/* === The join-wait rule === */
+
+/*
+ * A joiner, and whether it is inside its join: a job that runs on the
+ * joiner's task while it is records that as a breach of the rule.
+ */
+struct joiner {
+	struct task_struct *task;
+	bool in_join;
+	struct completion b_started, stranger_queued, done;
+	struct blitz_job stranger;
+	bool stranger_ran, stranger_on_joiner;
+	struct blitz_pool *pool;
+	bool submit_in_a;
+};
+
+static void stranger_func(struct blitz_job *job)
+{
+	struct joiner *j = container_of(job, struct joiner, stranger);
+
+	WRITE_ONCE(j->stranger_on_joiner,
+		   current == j->task && READ_ONCE(j->in_join));
+	WRITE_ONCE(j->stranger_ran, true);
+	wake_up_var(&j->stranger_ran);
+}
+
+static void joiner_a(void *arg)
+{
+	struct joiner *j = arg;
+
+	if (j->submit_in_a) {
+		/* From a worker: onto its own deque, above b. */
+		WARN_ON(blitz_submit(j->pool, &j->stranger));
+		return;
+	}
+	/* Only a thief can start b while a waits: b is stolen. */
+	wait_for_completion(&j->b_started);
+}
+
+static void joiner_b(void *arg)
+{
+	struct joiner *j = arg;
+
+	if (j->submit_in_a)
+		return;
+	complete(&j->b_started);
+	/*
+	 * Hold the thief while the stranger is queued: the joining worker
+	 * is then the only one free. A stranger run by it while it waits
+	 * breaks the rule; give it 200 ms to do so.
+	 */
+	wait_for_completion(&j->stranger_queued);
+	wait_var_event_timeout(&j->stranger_ran, READ_ONCE(j->stranger_ran),
+			       msecs_to_jiffies(200));
+}
+
+static void joiner_call(void *arg)
+{
+	struct joiner *j = arg;
+
+	j->task = current;
+	WRITE_ONCE(j->in_join, true);
+	blitz_join(joiner_a, j, joiner_b, j);
+	WRITE_ONCE(j->in_join, false);
+}
+
+static int joiner_thread(void *arg)
+{
+	struct joiner *j = arg;
+
+	WARN_ON(blitz_call(j->pool, joiner_call, j));
+	complete(&j->done);
+	return 0;
+}
+
+/*
+ * A job injected while a worker waits for its stolen b is unrelated to
+ * that join: the waiting worker must not run it (its caller might hold a
+ * mutex the job takes).
+ */
+static void wait_test_no_stranger(struct kunit *test)
+{
+	struct joiner j = { .stranger = BLITZ_JOB_INIT(stranger_func) };
+	struct task_struct *t;
+
+	if (num_possible_cpus() < 2)
+		kunit_skip(test, "a stolen join needs two CPUs");
+	init_completion(&j.b_started);
+	init_completion(&j.stranger_queued);
+	init_completion(&j.done);
+	j.pool = blitz_pool_create("kunit-stranger", 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(j.pool));
+	t = kthread_run(joiner_thread, &j, "kunit-joiner");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+
+	wait_for_completion(&j.b_started);
+	KUNIT_EXPECT_EQ(test, blitz_submit(j.pool, &j.stranger), 0);
+	complete(&j.stranger_queued);
+	wait_for_completion(&j.done);
+	wait_var_event(&j.stranger_ran, READ_ONCE(j.stranger_ran));
+	KUNIT_EXPECT_FALSE(test, j.stranger_on_joiner);
+	blitz_pool_destroy(j.pool);
+}
+
+/*
+ * A job that a submits goes on the worker's deque above b. The joiner
+ * must not run it inline on its way down to b either.
+ */
+static void wait_test_a_submits(struct kunit *test)
+{
+	struct joiner j = {
+		.stranger = BLITZ_JOB_INIT(stranger_func),
+		.submit_in_a = true,
+	};
+
+	init_completion(&j.done);
+	j.pool = blitz_pool_create("kunit-a-submits", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(j.pool));
+	KUNIT_EXPECT_EQ(test, blitz_call(j.pool, joiner_call, &j), 0);
+	wait_var_event(&j.stranger_ran, READ_ONCE(j.stranger_ran));
+	KUNIT_EXPECT_FALSE(test, j.stranger_on_joiner);
+	blitz_pool_destroy(j.pool);
+}
+
+/* === Every job starts with half the stack === */
+
+#define WAIT_TEST_JOBS	64
+
+struct deep;
+
+struct deep_job {
+	struct blitz_job job;
+	struct deep *d;
+};
+
+struct deep {
+	struct blitz_pool *pool;
+	struct deep_job jobs[WAIT_TEST_JOBS];
+	unsigned int nr_jobs, depth;
+	atomic_t ran;
+	unsigned long min_left;
+};
+
+static unsigned long stack_left(void)
+{
+	return (unsigned long)__builtin_frame_address(0) -
+	       (unsigned long)task_stack_page(current);
+}
+
+static void deep_job_func(struct blitz_job *job)
+{
+	struct deep *d = container_of(job, struct deep_job, job)->d;
+	unsigned long left = stack_left();
+	unsigned long old = READ_ONCE(d->min_left);
+
+	while (left < old && !try_cmpxchg(&d->min_left, &old, left))
+		;
+	atomic_inc(&d->ran);
+	wake_up_var(&d->ran);
+}
+
+static void deep_nop(void *arg)
+{
+}
+
+/*
+ * A chain of nested joins that, every 16 levels, submits a job: it goes
+ * on the worker's deque above the join's b.
+ */
+static void deep_level(void *arg)
+{
+	struct deep *d = arg;
+
+	if (stack_left() < THREAD_SIZE / 4 + 2048 ||
+	    d->nr_jobs == WAIT_TEST_JOBS)
+		return;
+	if (!(d->depth++ % 16))
+		WARN_ON(blitz_submit(d->pool, &d->jobs[d->nr_jobs++].job));
+	blitz_join(deep_level, d, deep_nop, NULL);
+}
+
+/* However it is run, a job starts with at least THREAD_SIZE / 2 left. */
+static void wait_test_stack(struct kunit *test)
+{
+	struct deep *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	for (i = 0; i < WAIT_TEST_JOBS; i++) {
+		blitz_job_init(&d->jobs[i].job, deep_job_func);
+		d->jobs[i].d = d;
+	}
+	d->min_left = ULONG_MAX;
+	d->pool = blitz_pool_create("kunit-deep", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(d->pool));
+	KUNIT_EXPECT_EQ(test, blitz_call(d->pool, deep_level, d), 0);
+	blitz_pool_destroy(d->pool);
+	/* Deep enough to matter: jobs were submitted at several depths. */
+	KUNIT_EXPECT_GE(test, d->nr_jobs, 3U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&d->ran), d->nr_jobs);
+	KUNIT_EXPECT_GE(test, d->min_left, (unsigned long)THREAD_SIZE / 2);
+	kunit_info(test, "depth=%u jobs=%u min stack left=%lu of %lu",
+		   d->depth, d->nr_jobs, d->min_left, (unsigned long)THREAD_SIZE);
+}
+
+/* === Calls across pools === */
+
+#define CROSS_DEPTH	6
+
+struct cross {
+	struct blitz_pool *pool[2];
+	int depth;
+	struct completion done;
+};
+
+/* Call into the other pool, CROSS_DEPTH times, ending in the first. */
+static void cross_step(void *arg)
+{
+	struct cross *c = arg;
+	int d = c->depth++;
+
+	if (d < CROSS_DEPTH)
+		WARN_ON(blitz_call(c->pool[d % 2], cross_step, c));
+}
+
+static int cross_thread(void *arg)
+{
+	struct cross *c = arg;
+
+	cross_step(c);
+	complete(&c->done);
+	return 0;
+}
+
+/*
+ * A worker of pool A in blitz_call(B, f) stays able to run what f calls
+ * back into A: with one worker per pool, A -> B -> A -> ... completes.
+ */
+static void wait_test_cross_pool(struct kunit *test)
+{
+	/* Not test-managed: on a deadlock the stuck calls keep using it. */
+	struct cross *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	struct task_struct *t;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	init_completion(&c->done);
+	c->pool[0] = blitz_pool_create("kunit-cross-a", 1);
+	c->pool[1] = blitz_pool_create("kunit-cross-b", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->pool[0]));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->pool[1]));
+	t = kthread_run(cross_thread, c, "kunit-cross");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	if (!wait_for_completion_timeout(&c->done, 20 * HZ)) {
+		KUNIT_FAIL(test, "calls across pools deadlocked at depth %d",
+			   READ_ONCE(c->depth));
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, c->depth, CROSS_DEPTH + 1);
+	blitz_pool_destroy(c->pool[0]);
+	blitz_pool_destroy(c->pool[1]);
+	kfree(c);
+}
+
+static struct kunit_case wait_test_cases[] = {
+	KUNIT_CASE(wait_test_no_stranger),
+	KUNIT_CASE(wait_test_a_submits),
+	KUNIT_CASE(wait_test_stack),
+	KUNIT_CASE(wait_test_cross_pool),
+	{}
+};
+
+static struct kunit_suite wait_test_suite = {
+	.name = "blitz_wait",
+	.test_cases = wait_test_cases,
+};
+
+kunit_test_suite(wait_test_suite);
