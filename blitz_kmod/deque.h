@@ -44,6 +44,13 @@
 /* steal() lost a race with another thief or the owner: try again later. */
 #define BLITZ_DEQUE_ABORT	ERR_PTR(-EAGAIN)
 
+/*
+ * A slot holds a job pointer, with BLITZ_DEQUE_FRAME set in bit 0 for a
+ * join frame (jobs are word aligned). A waiting joiner steals only frames:
+ * blitz_deque_steal_frame().
+ */
+#define BLITZ_DEQUE_FRAME	1UL
+
 /**
  * struct blitz_deque - a Chase-Lev deque
  * @top: next index to steal; advanced by thieves and by the owner's last pop
@@ -56,13 +63,40 @@
 struct blitz_deque {
 	long top ____cacheline_aligned_in_smp;
 	long bottom ____cacheline_aligned_in_smp;
-	struct blitz_job *slots[BLITZ_DEQUE_SLOTS] ____cacheline_aligned_in_smp;
+	unsigned long slots[BLITZ_DEQUE_SLOTS] ____cacheline_aligned_in_smp;
 };
 
 static inline void blitz_deque_init(struct blitz_deque *dq)
 {
 	dq->top = 0;
 	dq->bottom = 0;
+}
+
+static inline struct blitz_job *blitz_deque_job(unsigned long slot)
+{
+	return (struct blitz_job *)(slot & ~BLITZ_DEQUE_FRAME);
+}
+
+static inline bool __blitz_deque_push(struct blitz_deque *dq,
+				      unsigned long slot)
+{
+	long b = dq->bottom;
+	/*
+	 * Acquire pairs with the fully ordered try_cmpxchg() on top in
+	 * blitz_deque_steal(): a thief that took slot t has read it before
+	 * we reuse that slot for index t + BLITZ_DEQUE_SLOTS.
+	 */
+	long t = smp_load_acquire(&dq->top);
+
+	if (b - t >= BLITZ_DEQUE_SLOTS)
+		return false;
+	WRITE_ONCE(dq->slots[b & BLITZ_DEQUE_MASK], slot);
+	/*
+	 * Publish the slot before the index. Pairs with smp_load_acquire()
+	 * of bottom in blitz_deque_steal().
+	 */
+	smp_store_release(&dq->bottom, b + 1);
+	return true;
 }
 
 /**
@@ -76,23 +110,21 @@ static inline void blitz_deque_init(struct blitz_deque *dq)
 static inline bool blitz_deque_push(struct blitz_deque *dq,
 				    struct blitz_job *job)
 {
-	long b = dq->bottom;
-	/*
-	 * Acquire pairs with the fully ordered try_cmpxchg() on top in
-	 * blitz_deque_steal(): a thief that took slot t has read it before
-	 * we reuse that slot for index t + BLITZ_DEQUE_SLOTS.
-	 */
-	long t = smp_load_acquire(&dq->top);
+	return __blitz_deque_push(dq, (unsigned long)job);
+}
 
-	if (b - t >= BLITZ_DEQUE_SLOTS)
-		return false;
-	WRITE_ONCE(dq->slots[b & BLITZ_DEQUE_MASK], job);
-	/*
-	 * Publish the slot before the index. Pairs with smp_load_acquire()
-	 * of bottom in blitz_deque_steal().
-	 */
-	smp_store_release(&dq->bottom, b + 1);
-	return true;
+/**
+ * blitz_deque_push_frame - add a join frame's job at the owner's end
+ * @dq: the deque
+ * @job: the frame's job
+ *
+ * As blitz_deque_push(), and the job may also be taken by
+ * blitz_deque_steal_frame().
+ */
+static inline bool blitz_deque_push_frame(struct blitz_deque *dq,
+					  struct blitz_job *job)
+{
+	return __blitz_deque_push(dq, (unsigned long)job | BLITZ_DEQUE_FRAME);
 }
 
 /**
@@ -106,7 +138,7 @@ static inline bool blitz_deque_push(struct blitz_deque *dq,
 static inline struct blitz_job *blitz_deque_pop(struct blitz_deque *dq)
 {
 	long b = dq->bottom - 1;
-	struct blitz_job *job;
+	unsigned long slot;
 	long t;
 
 	/*
@@ -116,7 +148,13 @@ static inline struct blitz_job *blitz_deque_pop(struct blitz_deque *dq)
 	if (READ_ONCE(dq->top) > b)
 		return NULL;
 
-	WRITE_ONCE(dq->bottom, b);
+	/*
+	 * Release, like every store to bottom: a thief that reads this value
+	 * with its acquire load must also see the slots below it, and the
+	 * LKMM has no release sequences to carry push()'s release over a
+	 * plain store.
+	 */
+	smp_store_release(&dq->bottom, b);
 	/*
 	 * Claim slot b before looking at top. Pairs with smp_mb() in
 	 * blitz_deque_steal(): either the thief sees the lowered bottom or we
@@ -125,17 +163,47 @@ static inline struct blitz_job *blitz_deque_pop(struct blitz_deque *dq)
 	smp_mb();
 	t = READ_ONCE(dq->top);
 	if (t > b) {
-		WRITE_ONCE(dq->bottom, b + 1);
+		smp_store_release(&dq->bottom, b + 1);
 		return NULL;
 	}
-	job = READ_ONCE(dq->slots[b & BLITZ_DEQUE_MASK]);
+	slot = READ_ONCE(dq->slots[b & BLITZ_DEQUE_MASK]);
 	if (t == b) {
 		/* The last job: race the thieves for it on top. */
 		if (!try_cmpxchg(&dq->top, &t, t + 1))
-			job = NULL;
-		WRITE_ONCE(dq->bottom, b + 1);
+			slot = 0;
+		smp_store_release(&dq->bottom, b + 1);
 	}
-	return job;
+	return blitz_deque_job(slot);
+}
+
+/*
+ * Take the oldest job if it is a frame at index @base or above, or any
+ * oldest job if @frames_only is false.
+ */
+static inline struct blitz_job *__blitz_deque_steal(struct blitz_deque *dq,
+						    bool frames_only,
+						    long base)
+{
+	unsigned long slot;
+	long t, b;
+
+	/* Pairs with the fully ordered try_cmpxchg() of other thieves. */
+	t = smp_load_acquire(&dq->top);
+	/* Read top before bottom. Pairs with smp_mb() in blitz_deque_pop(). */
+	smp_mb();
+	b = smp_load_acquire(&dq->bottom);	/* pairs with the release stores */
+	if (t >= b || (frames_only && t < base))
+		return NULL;
+	/*
+	 * The slot may be overwritten by a push once someone else advances
+	 * top past t; then the cmpxchg below fails and the value is dropped.
+	 */
+	slot = READ_ONCE(dq->slots[t & BLITZ_DEQUE_MASK]);
+	if (frames_only && !(slot & BLITZ_DEQUE_FRAME))
+		return NULL;
+	if (!try_cmpxchg(&dq->top, &t, t + 1))
+		return BLITZ_DEQUE_ABORT;
+	return blitz_deque_job(slot);
 }
 
 /**
@@ -148,24 +216,37 @@ static inline struct blitz_job *blitz_deque_pop(struct blitz_deque *dq)
  */
 static inline struct blitz_job *blitz_deque_steal(struct blitz_deque *dq)
 {
-	struct blitz_job *job;
-	long t, b;
+	return __blitz_deque_steal(dq, false, 0);
+}
 
-	/* Pairs with the fully ordered try_cmpxchg() of other thieves. */
-	t = smp_load_acquire(&dq->top);
-	/* Read top before bottom. Pairs with smp_mb() in blitz_deque_pop(). */
-	smp_mb();
-	b = smp_load_acquire(&dq->bottom);	/* pairs with push's release */
-	if (t >= b)
-		return NULL;
-	/*
-	 * The slot may be overwritten by a push once someone else advances
-	 * top past t; then the cmpxchg below fails and the value is dropped.
-	 */
-	job = READ_ONCE(dq->slots[t & BLITZ_DEQUE_MASK]);
-	if (!try_cmpxchg(&dq->top, &t, t + 1))
-		return BLITZ_DEQUE_ABORT;
-	return job;
+/**
+ * blitz_deque_steal_frame - take the oldest job if it is a recent frame
+ * @dq: the deque
+ * @base: the lowest index that may be taken
+ *
+ * For a joiner that may run only what descends from its join: the oldest
+ * job is taken only if it was pushed with blitz_deque_push_frame() at an
+ * index of @base or above.
+ *
+ * Context: any.
+ * Return: as blitz_deque_steal(); NULL also when the oldest job is not
+ * such a frame.
+ */
+static inline struct blitz_job *blitz_deque_steal_frame(struct blitz_deque *dq,
+							long base)
+{
+	return __blitz_deque_steal(dq, true, base);
+}
+
+/**
+ * blitz_deque_bottom - the index the owner pushes at next
+ * @dq: the deque
+ *
+ * Context: the owner only.
+ */
+static inline long blitz_deque_bottom(struct blitz_deque *dq)
+{
+	return dq->bottom;
 }
 
 /**
