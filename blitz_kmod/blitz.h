@@ -139,13 +139,14 @@ static inline void blitz_stat_inc(struct blitz_worker *w, enum blitz_stat s)
 }
 
 /* pool.c */
+void blitz_inject(struct blitz_pool *pool, struct blitz_job *job);
 int blitz_hotplug_init(void);
 void blitz_hotplug_exit(void);
 
 /* debugfs.c */
 void blitz_debugfs_init(void);
 void blitz_debugfs_exit(void);
-void blitz_debugfs_add_pool(struct blitz_pool *pool);
+int blitz_debugfs_add_pool(struct blitz_pool *pool);
 void blitz_debugfs_remove_pool(struct blitz_pool *pool);
 
 #endif /* _BLITZ_H */

@@ -66,11 +66,24 @@ static int state_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(state);
 
-void blitz_debugfs_add_pool(struct blitz_pool *pool)
+/*
+ * The pool's directory: its name is the pool's, so failing to create it is
+ * failing to create the pool. Without debugfs (not built, or disabled at
+ * boot) there is nothing to create.
+ */
+int blitz_debugfs_add_pool(struct blitz_pool *pool)
 {
-	pool->debugfs = debugfs_create_dir(pool->name, blitz_debugfs_root);
-	debugfs_create_file("stats", 0444, pool->debugfs, pool, &stats_fops);
-	debugfs_create_file("state", 0444, pool->debugfs, pool, &state_fops);
+	struct dentry *dir;
+
+	if (IS_ERR(blitz_debugfs_root))
+		return 0;
+	dir = debugfs_create_dir(pool->name, blitz_debugfs_root);
+	if (IS_ERR(dir))
+		return PTR_ERR(dir);
+	pool->debugfs = dir;
+	debugfs_create_file("stats", 0444, dir, pool, &stats_fops);
+	debugfs_create_file("state", 0444, dir, pool, &state_fops);
+	return 0;
 }
 
 /* Waits for readers of the pool's files to finish. */

@@ -7,6 +7,7 @@
  * run with the hotplug lock held and take blitz_pools_lock.
  */
 #include <linux/cpu.h>
+#include <linux/ctype.h>
 #include <linux/cpuhotplug.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
@@ -39,6 +40,24 @@ static bool blitz_name_in_use(const char *name)
 		if (!strcmp(pool->name, name))
 			return true;
 	return false;
+}
+
+/*
+ * A name is a debugfs directory and part of the workers' names: at most
+ * BLITZ_POOL_NAME_MAX of [A-Za-z0-9._-], and not "." or "..".
+ */
+static bool blitz_name_valid(const char *name)
+{
+	size_t len = name ? strnlen(name, BLITZ_POOL_NAME_MAX + 1) : 0;
+	const char *c;
+
+	if (!len || len > BLITZ_POOL_NAME_MAX || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return false;
+	for (c = name; *c; c++)
+		if (!isalnum(*c) && !strchr("._-", *c))
+			return false;
+	return true;
 }
 
 static int blitz_create_worker(struct blitz_pool *pool, unsigned int i,
@@ -118,9 +137,11 @@ static void blitz_map_cpus(struct blitz_pool *pool)
  * more workers than online CPUs.
  *
  * Context: process context; sleeps.
- * Return: the pool, ERR_PTR(-EINVAL) for a NULL or empty name, a name with
- * a '/', or more workers than possible CPUs; ERR_PTR(-EEXIST) for a name
- * already in use; ERR_PTR(-ENOMEM).
+ * Return: the pool; ERR_PTR(-EINVAL) for a NULL or empty name, a name
+ * longer than 63 characters or with characters other than letters, digits,
+ * '.', '_' and '-', the names "." and "..", or more workers than possible
+ * CPUs; ERR_PTR(-EEXIST) for a name already in use; ERR_PTR(-ENOMEM), or
+ * the error debugfs gave for the pool's directory.
  */
 struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 {
@@ -129,8 +150,8 @@ struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 	int cpu, ret;
 
 	might_sleep();
-	if (!name || !*name || strchr(name, '/') ||
-	    nr_workers > num_possible_cpus() || nr_workers > BLITZ_MAX_WORKERS)
+	if (!blitz_name_valid(name) || nr_workers > num_possible_cpus() ||
+	    nr_workers > BLITZ_MAX_WORKERS)
 		return ERR_PTR(-EINVAL);
 
 	cpus_read_lock();
@@ -171,8 +192,12 @@ struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 		}
 	}
 	blitz_map_cpus(pool);
+	ret = blitz_debugfs_add_pool(pool);
+	if (ret) {
+		blitz_free_pool(pool, nr_workers);
+		goto unlock;
+	}
 	list_add(&pool->node, &blitz_pools);
-	blitz_debugfs_add_pool(pool);
 	for (i = 0; i < nr_workers; i++)
 		wake_up_process(pool->workers[i]->task);
 	ret = 0;
@@ -207,15 +232,21 @@ void blitz_pool_destroy(struct blitz_pool *pool)
 	blitz_race_window(BLITZ_RACE_DESTROY_DRAIN);
 	wait_for_completion(&pool->drained);
 
+	/* Both at once: a create of the same name gets its directory. */
 	mutex_lock(&blitz_pools_lock);
+	blitz_debugfs_remove_pool(pool);
 	list_del(&pool->node);
 	mutex_unlock(&blitz_pools_lock);
-	blitz_debugfs_remove_pool(pool);
 	blitz_free_pool(pool, pool->nr_workers);
 }
 EXPORT_SYMBOL_GPL(blitz_pool_destroy);
 
-static void blitz_inject(struct blitz_pool *pool, struct blitz_job *job)
+/*
+ * Queue @job on an injection list and wake a worker for it. The caller
+ * keeps @pool alive throughout: the job may run, and drop the last
+ * reference, as soon as it is on the list.
+ */
+void blitz_inject(struct blitz_pool *pool, struct blitz_job *job)
 {
 	/* Any CPU will do; ours keeps the list's cache line local. */
 	unsigned int i = pool->cpu_worker[raw_smp_processor_id()];
@@ -259,11 +290,16 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 		w = NULL;
 	/*
 	 * A job of the pool holds a reference while it runs, so what it
-	 * submits is accepted even while the pool drains.
+	 * submits is accepted even while the pool drains; a worker of the
+	 * pool runs nothing that is not inside such a job, so the pool
+	 * outlives this call.
 	 */
-	if (w ? !percpu_ref_tryget(&pool->live) :
-		!percpu_ref_tryget_live(&pool->live))
+	if (w) {
+		if (!percpu_ref_tryget(&pool->live))
+			return -ESHUTDOWN;
+	} else if (!percpu_ref_tryget_live(&pool->live)) {
 		return -ESHUTDOWN;
+	}
 	/* Fully ordered; pairs with test_and_clear_bit() in blitz_execute(). */
 	if (test_and_set_bit(BLITZ_JOB_PENDING, &job->state)) {
 		percpu_ref_put(&pool->live);
@@ -277,8 +313,17 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 			return 0;
 		}
 		blitz_stat_inc(w, BLITZ_STAT_OVERFLOWS);
+		blitz_inject(pool, job);
+		return 0;
 	}
+	/*
+	 * From outside, the job's reference is all that keeps the pool, and
+	 * the job may run and drop it before we are done waking: hold one
+	 * of our own until then (destroy waits for it).
+	 */
+	percpu_ref_get(&pool->live);
 	blitz_inject(pool, job);
+	percpu_ref_put(&pool->live);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(blitz_submit);

@@ -2,6 +2,7 @@
 /*
  * Race-window injection; see race.h.
  */
+#include <linux/bits.h>
 #include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/moduleparam.h>
@@ -15,7 +16,8 @@
 DEFINE_STATIC_KEY_FALSE(blitz_race_key);
 
 static bool race_windows;
-static unsigned int race_delay_us = 1000;
+unsigned int blitz_race_delay_us = 1000;
+unsigned long blitz_race_mask = ~0UL;
 /* Module parameters are parsed before init: the key follows from then on. */
 static bool race_live;
 
@@ -44,7 +46,10 @@ static const struct kernel_param_ops blitz_race_ops = {
 module_param_cb(race_windows, &blitz_race_ops, &race_windows, 0644);
 MODULE_PARM_DESC(race_windows,
 		 "inject random delays at race windows (debugging; default 0)");
-module_param(race_delay_us, uint, 0644);
+module_param_named(race_delay_us, blitz_race_delay_us, uint, 0644);
+module_param_named(race_mask, blitz_race_mask, ulong, 0644);
+MODULE_PARM_DESC(race_mask,
+		 "which windows, a bit each in enum blitz_race order (default all)");
 MODULE_PARM_DESC(race_delay_us,
 		 "longest injected delay where the task may sleep (default 1000)");
 
@@ -63,9 +68,9 @@ void blitz_race_init(void)
 void __blitz_race_window(enum blitz_race where)
 {
 	u32 r = hash_64(local_clock() + where, 32);
-	unsigned int max = READ_ONCE(race_delay_us) ?: 1;
+	unsigned int max = READ_ONCE(blitz_race_delay_us) ?: 1;
 
-	if (r & 1)
+	if ((r & 1) || !(READ_ONCE(blitz_race_mask) & BIT(where)))
 		return;
 	r >>= 1;
 	if (!in_task() || !preemptible() || rcu_preempt_depth()) {

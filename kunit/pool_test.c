@@ -147,7 +147,8 @@ static void pool_test_bad_names(struct kunit *test)
 	name[BLITZ_POOL_NAME_MAX] = '\0';
 	pool = blitz_pool_create(name, 1);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
-	KUNIT_EXPECT_FALSE(test, IS_ERR_OR_NULL(pool->debugfs));
+	if (IS_ENABLED(CONFIG_DEBUG_FS))
+		KUNIT_EXPECT_FALSE(test, IS_ERR_OR_NULL(pool->debugfs));
 	blitz_pool_destroy(pool);
 	pool = blitz_pool_create("Az09._-", 1);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
@@ -199,13 +200,21 @@ static void pool_test_leaving_idle_wakes(struct kunit *test)
 struct race_submit {
 	struct blitz_pool *pool;
 	struct pool_test_job j;
-	struct completion ran;
+	struct blitz_job busy;
+	struct completion ran, go;
 };
+
+/* Keeps the worker awake, to find the next job without being woken. */
+static void race_busy_func(struct blitz_job *job)
+{
+	wait_for_completion(&container_of(job, struct race_submit, busy)->go);
+}
 
 static int race_submitter(void *arg)
 {
 	struct race_submit *r = arg;
 
+	complete(&r->go);
 	WARN_ON(blitz_submit(r->pool, &r->j.job));
 	while (!kthread_should_stop())
 		schedule_timeout_idle(HZ);
@@ -214,24 +223,36 @@ static int race_submitter(void *arg)
 
 /*
  * An outside blitz_submit() racing blitz_pool_destroy(): the job runs
- * and destroy returns while the submitter is still inside blitz_submit()
- * (the race windows stretch it), which must keep the pool alive until it
- * is done with it. KASAN (UML) reports the use-after-free if not.
+ * (an awake worker finds it) and destroy returns while the submitter is
+ * still inside blitz_submit() (the race windows stretch it), which must
+ * keep the pool alive until it is done with it. KASAN (UML) reports the
+ * use-after-free if not.
  */
 static void pool_test_submit_races_destroy(struct kunit *test)
 {
 	struct race_submit *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	unsigned long mask = blitz_race_mask;
+	unsigned int delay = blitz_race_delay_us;
 	struct task_struct *t;
 	atomic_t runs;
 	int round;
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	atomic_set(&runs, 0);
+	/*
+	 * Only the submitter's window, long enough for destroy, with the RCU
+	 * grace period of percpu_ref_kill(), to run through it.
+	 */
+	WRITE_ONCE(blitz_race_mask, BIT(BLITZ_RACE_INJECT_WAKE));
+	WRITE_ONCE(blitz_race_delay_us, 200000);
 	static_branch_enable(&blitz_race_key);
 	for (round = 0; round < 50; round++) {
 		r->pool = blitz_pool_create("kunit-race", 1);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(r->pool));
 		init_completion(&r->ran);
+		init_completion(&r->go);
+		blitz_job_init(&r->busy, race_busy_func);
+		KUNIT_ASSERT_EQ(test, blitz_submit(r->pool, &r->busy), 0);
 		blitz_job_init(&r->j.job, pool_test_func);
 		r->j.runs = &runs;
 		r->j.done = &r->ran;
@@ -242,6 +263,8 @@ static void pool_test_submit_races_destroy(struct kunit *test)
 		kthread_stop(t);
 	}
 	static_branch_disable(&blitz_race_key);
+	WRITE_ONCE(blitz_race_delay_us, delay);
+	WRITE_ONCE(blitz_race_mask, mask);
 	KUNIT_EXPECT_EQ(test, atomic_read(&runs), 50);
 }
 
