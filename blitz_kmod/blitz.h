@@ -112,18 +112,19 @@ struct blitz_idle {
 };
 
 void blitz_idle_start(struct blitz_pool *pool, struct blitz_idle *idle);
-void blitz_idle_work_found(struct blitz_worker *w, bool found_job);
+void blitz_idle_work_found(struct blitz_worker *w);
 void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 			      struct blitz_latch *latch);
 void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
 		    bool queue_was_empty, unsigned int near);
 bool blitz_wake_worker(struct blitz_worker *w);
+void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
+		       struct llist_head *mailbox, unsigned int state);
 
 /* worker.c */
 struct blitz_worker *blitz_current_worker(void);
 bool blitz_has_work(struct blitz_pool *pool);
 void blitz_execute(struct blitz_worker *w, struct blitz_job *job);
-void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch);
 int blitz_worker_fn(void *arg);
 
 static inline void blitz_stat_add(struct blitz_worker *w, enum blitz_stat s,

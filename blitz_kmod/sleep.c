@@ -66,18 +66,40 @@ static void blitz_wake_any(struct blitz_pool *pool, unsigned int nr,
 			   unsigned int near);
 
 /*
- * A looking worker is active again, with a job if @found_job. If it found
- * one and more are queued, it brings help: the wake cascade that spreads a
- * burst of work. Rayon wakes the helpers unconditionally; for a lone job
- * they would only spin and sleep again.
+ * A looking worker is active again, with a job or not (its latch was set,
+ * or it is about to yield its CPU). If jobs are still queued, it brings
+ * help: the wake cascade that spreads a burst of work. That it found a job
+ * does not matter: a poster may have counted on it as an awake idle worker
+ * and woken nobody, so whatever it leaves behind needs a sleeper woken.
+ *
+ * The fully ordered decrement in blitz_sub_inactive() and the smp_mb() in
+ * blitz_new_jobs() pair: a poster that saw us still inactive queued its job
+ * before the decrement, and blitz_has_work() sees it. Rayon wakes the
+ * helpers unconditionally; for a lone job they would only spin and sleep
+ * again.
  */
-void blitz_idle_work_found(struct blitz_worker *w, bool found_job)
+void blitz_idle_work_found(struct blitz_worker *w)
 {
 	struct blitz_pool *pool = w->pool;
 	unsigned int nr = blitz_sub_inactive(&pool->counters);
 
-	if (nr && found_job && blitz_has_work(pool))
+	if (nr && blitz_has_work(pool))
 		blitz_wake_any(pool, nr, w->index + 1);
+}
+
+/*
+ * An idle worker gives its CPU to another task. Bound to this CPU, it
+ * cannot run elsewhere meanwhile: it stops counting as idle first, and
+ * wakes a sleeper for any job queued, so that no job waits for us.
+ */
+static void blitz_idle_yield(struct blitz_worker *w)
+{
+	blitz_race_window(BLITZ_RACE_IDLE_YIELD);
+	if (!need_resched())
+		return;
+	blitz_idle_work_found(w);
+	cond_resched();
+	blitz_add_inactive(&w->pool->counters);
 }
 
 static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
@@ -150,15 +172,14 @@ void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 	if (idle->rounds < BLITZ_ROUNDS_UNTIL_SLEEPY) {
 		if (single_task_running()) {
 			cpu_relax();
-			blitz_race_window(BLITZ_RACE_IDLE_YIELD);
-			cond_resched();
+			blitz_idle_yield(w);
 			idle->rounds++;
 		} else {
 			idle->rounds = BLITZ_ROUNDS_UNTIL_SLEEPY;
 		}
 	} else if (idle->rounds == BLITZ_ROUNDS_UNTIL_SLEEPY) {
 		idle->jec = blitz_jec(blitz_increment_jec_if_active(&w->pool->counters));
-		cond_resched();
+		blitz_idle_yield(w);
 		idle->rounds++;
 	} else {
 		blitz_sleep(w, idle, latch);

@@ -208,7 +208,7 @@ void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
 		}
 		blitz_race_window(BLITZ_RACE_LATCH_EXIT);
 		/* Active again, with a job or with whatever made us wait. */
-		blitz_idle_work_found(w, job);
+		blitz_idle_work_found(w);
 		if (job)
 			blitz_execute(w, job);
 	}

@@ -191,7 +191,7 @@ static void pool_test_leaving_idle_wakes(struct kunit *test)
 	llist_add(&j.job.node, &w[0]->inject);
 
 	/* Worker 0 leaves without the job (its latch was set). */
-	blitz_idle_work_found(w[0], false);
+	blitz_idle_work_found(w[0]);
 	KUNIT_EXPECT_FALSE(test, w[1]->is_blocked);
 	KUNIT_EXPECT_EQ(test,
 			blitz_sleeping(blitz_counters_load(&pool->counters)), 0U);
