@@ -21,6 +21,7 @@
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/percpu-refcount.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -51,6 +52,8 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  * @cpu: the CPU the worker is bound to while that CPU is online
  * @rng: xorshift64* state for picking steal victims
  * @stop: set when the pool stops; the worker's main loop waits on it
+ * @origin: the blitz_call() whose function the worker is running, directly
+ *	    or through joins, or NULL; see join.c
  * @inject: jobs submitted from outside the pool on CPUs mapped to this
  *	    worker; any worker may take them
  * @sleep_lock: serialises the sleeper with its wakers (raw: wakers may
@@ -67,6 +70,7 @@ struct blitz_worker {
 	int cpu;
 	u64 rng;
 	struct blitz_latch stop;
+	struct blitz_call_frame *origin;
 	struct llist_head inject ____cacheline_aligned_in_smp;
 	raw_spinlock_t sleep_lock ____cacheline_aligned_in_smp;
 	bool is_blocked;
@@ -101,6 +105,9 @@ struct blitz_pool {
 };
 
 extern struct blitz_pool *blitz_default_pool;
+
+/* Every job starts with at least this much stack left. */
+#define BLITZ_JOB_STACK		(THREAD_SIZE / 2)
 
 /* The longest pool name: [A-Za-z0-9._-], not "." or "..". */
 #define BLITZ_POOL_NAME_MAX	63

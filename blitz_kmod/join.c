@@ -4,58 +4,74 @@
  *
  * A join frame lives on the joining worker's stack: pushing it costs no
  * allocation. The worker pushes b, runs a inline, then pops: usually b is
- * still there and runs inline too. If a thief took b, the worker runs what
- * it can find (jobs a left on its deque, then other work) while it waits
- * for b's latch, and sleeps through the sleep protocol when there is
- * nothing to run; the thief that finishes b sets the latch and wakes it.
+ * still there and runs inline too. If a thief took b, the worker waits for
+ * b's latch; the thief that finishes b sets it and wakes the worker.
+ *
+ * The join-wait rule: while it waits, a joiner runs only work that
+ * descends from its join, never an unrelated job on top of its caller's
+ * stack (the caller may hold a mutex that job wants):
+ *
+ *  - Jobs that a submitted sit above b on the deque. They are fire and
+ *    forget, not part of the join: the joiner moves them to its injection
+ *    list on its way down to b, and they run later, like any submitted job.
+ *  - While the thief runs b, everything b's joins push on the thief's deque
+ *    descends from b. The joiner steals those frames, and only those
+ *    (leapfrogging, Wagner and Calder): frames pushed at or above the
+ *    thief's bottom index of the moment b started, and only while b runs.
+ *  - Otherwise it sleeps on b's latch. It is busy, not idle, to the sleep
+ *    protocol: it is not counted, so posters never rely on it.
+ *
+ * Calls: blitz_call() from a worker of another pool, or from a plain task,
+ * submits a call frame and waits on the frame's latch the same way. A
+ * worker of pool A calling into pool B stays able to run what the call
+ * sends back into A: a blitz_call(A, ...) made on behalf of that call (by
+ * the called function, or anything it joins or calls in turn) is handed
+ * to the waiting worker through its frame's mailbox, and it runs it. So
+ * calls across pools cannot deadlock, even with one worker per pool.
+ * Each worker knows which call it serves (&blitz_worker.origin); a call
+ * frame names its waiting worker and the call that worker served in turn.
  *
  * Outside a worker, a join or loop runs inside blitz_call() on the default
- * pool: the caller sleeps on a completion until it is done.
+ * pool.
  *
- * Stack: each join level adds a frame, and a worker waiting for a stolen b
- * runs other jobs on top of its stack. So joins check how much stack is
- * left: below BLITZ_STACK_RESERVE they warn once and run b inline, and a
- * worker with less than BLITZ_HELP_RESERVE left does not take other jobs
- * while it waits for b: it just sleeps until the thief is done.
+ * Stack: each join level adds a frame. Below BLITZ_STACK_RESERVE a join
+ * warns once and runs b inline. Every job starts with at least
+ * BLITZ_JOB_STACK left: a waiting worker with less than BLITZ_RUN_STACK
+ * left steals nothing, and hands mailbox calls to its pool.
  */
-#include <linux/completion.h>
+#include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
-#include <linux/wait_bit.h>
 
 #include "blitz.h"
 
 /* Stack kept free for the jobs themselves; see Documentation/blitz. */
 #define BLITZ_STACK_RESERVE	(THREAD_SIZE / 4)
-/* Stack a waiting worker needs left to run a job it did not start. */
-#define BLITZ_HELP_RESERVE	(THREAD_SIZE / 2)
+/* Stack a waiting worker needs left to run a job: the job's and ours. */
+#define BLITZ_RUN_STACK		(BLITZ_JOB_STACK + 1024)
+/* Looks at the thief's deque before a waiting joiner sleeps. */
+#define BLITZ_JOIN_SPINS	64
 
 struct blitz_join_frame {
 	struct blitz_job job;
 	struct blitz_latch latch;
-	struct blitz_worker *owner;
+	struct task_struct *owner;
+	struct blitz_call_frame *origin;
+	struct blitz_worker *thief;
+	long thief_base;
 	void (*fn)(void *arg);
 	void *arg;
 };
 
-/* b, run by a thief. */
-static void blitz_join_stolen(struct blitz_job *job)
-{
-	struct blitz_join_frame *f = container_of(job, struct blitz_join_frame,
-						  job);
-	/* The frame is gone once the latch is set: read the owner first. */
-	struct blitz_worker *owner = f->owner;
-
-	f->fn(f->arg);
-	blitz_race_window(BLITZ_RACE_JOIN_DONE);
-	if (blitz_latch_set(&f->latch))
-		blitz_wake_worker(owner);
-	/*
-	 * For an owner short of stack, waiting in blitz_join_wait_deep().
-	 * Only the address is used: no access to the frame. The fully
-	 * ordered set above is the barrier wake_up_var() needs.
-	 */
-	wake_up_var(&f->latch);
-}
+struct blitz_call_frame {
+	struct blitz_job job;
+	void (*fn)(void *arg);
+	void *arg;
+	struct blitz_latch done;
+	struct task_struct *task;
+	struct blitz_worker *caller;
+	struct blitz_call_frame *parent;
+	struct llist_head mailbox;
+};
 
 /* The stack grows down on every architecture blitz builds for. */
 static bool blitz_stack_below(unsigned long reserve)
@@ -65,15 +81,87 @@ static bool blitz_stack_below(unsigned long reserve)
 	return sp - (unsigned long)task_stack_page(current) < reserve;
 }
 
-/*
- * Wait for a stolen b without running anything else here. The latch stays
- * UNSET for the thief, so set() wakes nobody through the sleep protocol,
- * and this worker stays counted as active: it takes no jobs meanwhile.
- */
-static void blitz_join_wait_deep(struct blitz_join_frame *f)
+/* b, run by a thief: a worker of the pool, whatever took the frame. */
+static void blitz_join_stolen(struct blitz_job *job)
 {
-	___wait_var_event(&f->latch, blitz_latch_probe(&f->latch), TASK_IDLE,
-			  0, 0, schedule());
+	struct blitz_join_frame *f = container_of(job, struct blitz_join_frame,
+						  job);
+	struct blitz_worker *w = blitz_current_worker();
+	struct blitz_call_frame *origin = w->origin;
+	/*
+	 * The frame is gone once the latch is set: read the owner first. The
+	 * owner is a worker of this pool, and the pool is not freed before
+	 * this worker stops, so the task outlives the wake-up below.
+	 */
+	struct task_struct *owner = f->owner;
+
+	/*
+	 * Our deque is empty below b's descendants from here on. Publish
+	 * where they start, then ourselves; pairs with smp_load_acquire()
+	 * in blitz_join_wait().
+	 */
+	f->thief_base = blitz_deque_bottom(&w->deque);
+	smp_store_release(&f->thief, w);
+	w->origin = f->origin;
+	f->fn(f->arg);
+	w->origin = origin;
+	blitz_race_window(BLITZ_RACE_JOIN_DONE);
+	if (blitz_latch_set(&f->latch))
+		wake_up_process(owner);
+}
+
+/*
+ * Steal from @thief a frame that descends from @f's b: one pushed at or
+ * above the thief's bottom when b started (below are the thief's own
+ * older frames), and pushed before b finished. A frame stolen after the
+ * latch is set may have been pushed after b returned: the steal's acquire
+ * of the thief's bottom saw that push, which came after the thief set the
+ * latch, so the latch reads SET then. Such a frame goes to the pool.
+ */
+static struct blitz_job *blitz_leapfrog(struct blitz_worker *w,
+					struct blitz_join_frame *f,
+					struct blitz_worker *thief)
+{
+	struct blitz_job *job;
+
+	do {
+		job = blitz_deque_steal_frame(&thief->deque, f->thief_base);
+	} while (job == BLITZ_DEQUE_ABORT);
+	if (!job)
+		return NULL;
+	if (blitz_latch_probe(&f->latch)) {
+		blitz_inject(w->pool, job);
+		return NULL;
+	}
+	blitz_stat_inc(w, BLITZ_STAT_STOLEN);
+	return job;
+}
+
+/* Wait for a stolen b, running only b's descendants meanwhile. */
+static void blitz_join_wait(struct blitz_worker *w, struct blitz_join_frame *f)
+{
+	struct blitz_worker *thief;
+	struct blitz_job *job;
+	unsigned int spins = 0;
+
+	while (!blitz_latch_probe(&f->latch)) {
+		/* Pairs with smp_store_release() in blitz_join_stolen(). */
+		thief = smp_load_acquire(&f->thief);
+		job = NULL;
+		if (thief && !blitz_stack_below(BLITZ_RUN_STACK))
+			job = blitz_leapfrog(w, f, thief);
+		if (job) {
+			blitz_execute(w, job);
+			spins = 0;
+		} else if (spins < BLITZ_JOIN_SPINS) {
+			spins++;
+			cpu_relax();
+			cond_resched();
+		} else {
+			blitz_latch_sleep(w, &f->latch, NULL, TASK_IDLE);
+			spins = 0;
+		}
+	}
 }
 
 static void blitz_join_worker(struct blitz_worker *w,
@@ -82,7 +170,8 @@ static void blitz_join_worker(struct blitz_worker *w,
 {
 	struct blitz_join_frame f = {
 		.job = BLITZ_JOB_INIT(blitz_join_stolen),
-		.owner = w,
+		.owner = current,
+		.origin = w->origin,
 		.fn = b,
 		.arg = b_arg,
 	};
@@ -93,7 +182,7 @@ static void blitz_join_worker(struct blitz_worker *w,
 	was_empty = blitz_deque_empty(&w->deque);
 	if (WARN_ONCE(blitz_stack_below(BLITZ_STACK_RESERVE),
 		      "blitz: joins nested too deep, running them inline\n") ||
-	    !blitz_deque_push(&w->deque, &f.job)) {
+	    !blitz_deque_push_frame(&w->deque, &f.job)) {
 		/* A full deque: thieves are far behind anyway. */
 		a(a_arg);
 		b(b_arg);
@@ -104,19 +193,18 @@ static void blitz_join_worker(struct blitz_worker *w,
 	a(a_arg);
 	blitz_race_window(BLITZ_RACE_JOIN_POP);
 
-	/* Jobs a submitted sit above b: run them until b or nothing. */
+	/*
+	 * Jobs a submitted sit above b: not part of the join, they go to our
+	 * injection list, to run later like any submitted job.
+	 */
 	while ((job = blitz_deque_pop(&w->deque))) {
 		if (job == &f.job) {
 			b(b_arg);
 			return;
 		}
-		blitz_execute(w, job);
+		blitz_inject(w->pool, job);
 	}
-	/* Stolen: help elsewhere, or sleep, until the thief is done. */
-	if (blitz_stack_below(BLITZ_HELP_RESERVE))
-		blitz_join_wait_deep(&f);
-	else
-		blitz_wait_until(w, &f.latch);
+	blitz_join_wait(w, &f);
 }
 
 struct blitz_join_args {
@@ -143,10 +231,13 @@ static void blitz_join_in_pool(void *arg)
  *
  * Returns when both @a and @b have returned. Inside a worker, @b goes on
  * the worker's deque where idle workers may steal it, @a runs inline, and
- * @b runs inline too if nobody took it; while a stolen @b runs elsewhere,
- * the caller runs other jobs, or sleeps. Outside a worker, the whole join
- * runs in the default pool and the caller sleeps until it is done. Joins
- * nest; when the stack runs low they run inline with a warning.
+ * @b runs inline too if nobody took it. While a stolen @b runs elsewhere,
+ * the caller runs only work that descends from @b (joins @b makes), or
+ * sleeps: never an unrelated job, so the caller may hold a lock that
+ * other jobs take. Jobs that @a submits are not run by the join: they run
+ * later, like any submitted job. Outside a worker, the whole join runs in
+ * the default pool and the caller sleeps until it is done. Joins nest;
+ * when the stack runs low they run inline with a warning.
  *
  * Context: process context or a blitz job; may sleep.
  */
@@ -257,20 +348,89 @@ EXPORT_SYMBOL_GPL(blitz_parallel_for);
 
 /* === Calls into a pool === */
 
-struct blitz_call_frame {
-	struct blitz_job job;
-	void (*fn)(void *arg);
-	void *arg;
-	struct completion done;
-};
-
+/* The call's function, on a worker of the called pool. */
 static void blitz_call_func(struct blitz_job *job)
 {
 	struct blitz_call_frame *f = container_of(job, struct blitz_call_frame,
 						  job);
+	struct blitz_worker *w = blitz_current_worker();
+	struct blitz_call_frame *origin = w->origin;
+	/*
+	 * The caller may return and exit once the latch is set, and it need
+	 * not be a worker whose pool we hold: keep its task until woken.
+	 */
+	struct task_struct *task = get_task_struct(f->task);
 
+	w->origin = f;
 	f->fn(f->arg);
-	complete(&f->done);
+	w->origin = origin;
+	if (blitz_latch_set(&f->done))
+		wake_up_process(task);
+	put_task_struct(task);
+}
+
+/*
+ * The call that a worker of @pool is waiting on and that @w serves, if
+ * any: from @w's call up through the calls their callers served.
+ */
+static struct blitz_call_frame *blitz_call_waiter(struct blitz_worker *w,
+						  struct blitz_pool *pool)
+{
+	struct blitz_call_frame *o;
+
+	for (o = w ? w->origin : NULL; o; o = o->parent)
+		if (o->caller && o->caller->pool == pool)
+			return o;
+	return NULL;
+}
+
+/*
+ * Hand call @f to the worker waiting on @o. Once in the mailbox, @f may
+ * run and return at once; @o stays valid: its function is still running,
+ * somewhere below us.
+ */
+static void blitz_call_deliver(struct blitz_call_frame *o,
+			       struct blitz_call_frame *f)
+{
+	struct task_struct *task = o->task;
+
+	/*
+	 * llist_add() is fully ordered; pairs with the fully ordered
+	 * blitz_latch_get_sleepy() in blitz_latch_sleep(): either the waiter
+	 * sees @f in its mailbox, or the kick sees the waiter sleepy.
+	 */
+	llist_add(&f->job.node, &o->mailbox);
+	if (blitz_latch_kick(&o->done))
+		wake_up_process(task);
+}
+
+/* Run the calls delivered to @f's mailbox, oldest first. */
+static void blitz_call_run_mailbox(struct blitz_worker *w,
+				   struct blitz_call_frame *f)
+{
+	struct llist_node *list = llist_del_all(&f->mailbox);
+	struct blitz_job *job, *next;
+
+	list = llist_reverse_order(list);
+	llist_for_each_entry_safe(job, next, list, node) {
+		/* Short of stack: any worker of our pool will do. */
+		if (blitz_stack_below(BLITZ_RUN_STACK))
+			blitz_inject(w->pool, job);
+		else
+			blitz_execute(w, job);
+	}
+}
+
+/* Wait for @f's function to return, running what it sends back. */
+static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
+{
+	while (!blitz_latch_probe(&f->done)) {
+		if (!llist_empty(&f->mailbox))
+			blitz_call_run_mailbox(w, f);
+		else
+			blitz_latch_sleep(w, &f->done, w ? &f->mailbox : NULL,
+					  w ? TASK_IDLE : TASK_UNINTERRUPTIBLE);
+	}
 }
 
 /**
@@ -280,7 +440,11 @@ static void blitz_call_func(struct blitz_job *job)
  * @arg: its argument
  *
  * blitz_join() and blitz_parallel_for() called by @fn use @pool. Called
- * from a worker of @pool, @fn simply runs inline.
+ * from a worker of @pool, @fn simply runs inline. Called from a worker of
+ * another pool, the caller waits the way a joiner does: it runs nothing
+ * unrelated, but it does run the calls back into its own pool that @fn
+ * (or what @fn joins or calls) makes, so calls across pools do not
+ * deadlock.
  *
  * Context: process context or a blitz job; sleeps until @fn returns.
  * Return: 0 once @fn has returned; -EINVAL for a NULL @fn; -ESHUTDOWN
@@ -288,12 +452,16 @@ static void blitz_call_func(struct blitz_job *job)
  */
 int blitz_call(struct blitz_pool *pool, void (*fn)(void *arg), void *arg)
 {
+	struct blitz_worker *w = blitz_current_worker();
 	struct blitz_call_frame f = {
 		.job = BLITZ_JOB_INIT(blitz_call_func),
 		.fn = fn,
 		.arg = arg,
+		.task = current,
+		.caller = w,
+		.parent = w ? w->origin : NULL,
 	};
-	struct blitz_worker *w = blitz_current_worker();
+	struct blitz_call_frame *o;
 	int ret;
 
 	might_sleep();
@@ -305,11 +473,17 @@ int blitz_call(struct blitz_pool *pool, void (*fn)(void *arg), void *arg)
 		fn(arg);
 		return 0;
 	}
-	init_completion(&f.done);
-	ret = blitz_submit(pool, &f.job);
-	if (ret)
-		return ret;
-	wait_for_completion(&f.done);
+	blitz_latch_init(&f.done);
+	init_llist_head(&f.mailbox);
+	o = blitz_call_waiter(w, pool);
+	if (o) {
+		blitz_call_deliver(o, &f);
+	} else {
+		ret = blitz_submit(pool, &f.job);
+		if (ret)
+			return ret;
+	}
+	blitz_call_wait(w, &f);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(blitz_call);

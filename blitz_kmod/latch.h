@@ -3,14 +3,15 @@
  * The core latch: what a worker waits on, and how it falls asleep on it.
  *
  *   UNSET --get_sleepy--> SLEEPY --fall_asleep--> SLEEPING
- *     ^                                              |
- *     +-------------------wake_up--------------------+
+ *     ^                     |                        |
+ *     +------wake_up/kick---+-----wake_up/kick-------+
  *   any state --set--> SET (final)
  *
- * Only the waiting worker moves the latch along the top row and back; any
- * task may set() it. set() reports whether the waiter was SLEEPING: then
- * the setter must wake it, because the waiter has committed to sleep and
- * will not look at the latch again until woken. A waiter that is merely
+ * Only the waiting worker moves the latch along the top row; it, or a task
+ * that queued work for it (kick), moves it back; any task may set() it.
+ * set() reports whether the waiter was SLEEPING: then the setter must wake
+ * it, because the waiter has committed to sleep and will not look at the
+ * latch again until woken. A waiter that is merely
  * SLEEPY fails its next cmpxchg and stays awake. All transitions are strong
  * cmpxchg (the kernel has no weak one) and fully ordered when they succeed.
  *
@@ -57,10 +58,29 @@ static inline bool blitz_latch_fall_asleep(struct blitz_latch *latch)
 				BLITZ_LATCH_SLEEPING);
 }
 
+/*
+ * Make the waiter look again without setting the latch: SLEEPY or SLEEPING
+ * -> UNSET. A SLEEPY waiter then fails to fall asleep; for a SLEEPING one
+ * it returns true, and the caller must wake it. Fully ordered when it
+ * moves the latch; a caller that queued work for the waiter before it
+ * makes that store fully ordered too (llist_add() is), so that either the
+ * waiter, after getting sleepy, sees the work, or this sees it sleepy.
+ */
+static inline bool blitz_latch_kick(struct blitz_latch *latch)
+{
+	int s = atomic_read(&latch->state);
+
+	do {
+		if (s == BLITZ_LATCH_UNSET || s == BLITZ_LATCH_SET)
+			return false;
+	} while (!atomic_try_cmpxchg(&latch->state, &s, BLITZ_LATCH_UNSET));
+	return s == BLITZ_LATCH_SLEEPING;
+}
+
 /* The waiter is awake again; leaves SET alone. */
 static inline void blitz_latch_wake_up(struct blitz_latch *latch)
 {
-	blitz_latch_move(latch, BLITZ_LATCH_SLEEPING, BLITZ_LATCH_UNSET);
+	blitz_latch_kick(latch);
 }
 
 /*

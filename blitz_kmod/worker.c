@@ -185,9 +185,10 @@ void blitz_execute(struct blitz_worker *w, struct blitz_job *job)
 
 /*
  * Run jobs until @latch is set, sleeping through the sleep protocol when
- * there is nothing to run. The worker's main loop waits on its stop latch.
+ * there is nothing to run. Only the worker's main loop waits this way, on
+ * its stop latch: a joiner or caller may not run just any job (join.c).
  */
-void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
+static void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
 {
 	struct blitz_pool *pool = w->pool;
 	struct blitz_idle idle;
