@@ -60,7 +60,8 @@ static void joiner_b(void *arg)
 
 	if (j->submit_in_a)
 		return;
-	complete(&j->b_started);
+	/* a and the test both wait for this. */
+	complete_all(&j->b_started);
 	/*
 	 * Hold the thief while the stranger is queued: the joining worker
 	 * is then the only one free. A stranger run by it while it waits
