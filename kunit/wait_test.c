@@ -156,7 +156,7 @@ struct deep {
 	struct deep_job jobs[WAIT_TEST_JOBS];
 	unsigned int nr_jobs, depth;
 	atomic_t ran;
-	unsigned long min_left;
+	unsigned long min_left, submit_left;
 };
 
 static unsigned long stack_left(void)
@@ -182,7 +182,7 @@ static void deep_nop(void *arg)
 }
 
 /*
- * A chain of nested joins that, every 16 levels, submits a job: it goes
+ * A chain of nested joins that, every 8 levels, submits a job: it goes
  * on the worker's deque above the join's b.
  */
 static void deep_level(void *arg)
@@ -192,8 +192,10 @@ static void deep_level(void *arg)
 	if (stack_left() < THREAD_SIZE / 4 + 2048 ||
 	    d->nr_jobs == WAIT_TEST_JOBS)
 		return;
-	if (!(d->depth++ % 16))
+	if (!(d->depth++ % 8)) {
+		d->submit_left = stack_left();
 		WARN_ON(blitz_submit(d->pool, &d->jobs[d->nr_jobs++].job));
+	}
 	blitz_join(deep_level, d, deep_nop, NULL);
 }
 
@@ -213,12 +215,14 @@ static void wait_test_stack(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(d->pool));
 	KUNIT_EXPECT_EQ(test, blitz_call(d->pool, deep_level, d), 0);
 	blitz_pool_destroy(d->pool);
-	/* Deep enough to matter: jobs were submitted at several depths. */
-	KUNIT_EXPECT_GE(test, d->nr_jobs, 3U);
+	/* Deep enough to matter: the last job was submitted below half. */
+	KUNIT_EXPECT_LT(test, d->submit_left, (unsigned long)THREAD_SIZE / 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&d->ran), d->nr_jobs);
 	KUNIT_EXPECT_GE(test, d->min_left, (unsigned long)THREAD_SIZE / 2);
-	kunit_info(test, "depth=%u jobs=%u min stack left=%lu of %lu",
-		   d->depth, d->nr_jobs, d->min_left, (unsigned long)THREAD_SIZE);
+	kunit_info(test,
+		   "depth=%u jobs=%u last submitted at %lu, min stack left=%lu of %lu",
+		   d->depth, d->nr_jobs, d->submit_left, d->min_left,
+		   (unsigned long)THREAD_SIZE);
 }
 
 /* === Calls across pools === */
