@@ -129,6 +129,7 @@ static struct blitz_job *blitz_leapfrog(struct blitz_worker *w,
 	} while (job == BLITZ_DEQUE_ABORT);
 	if (!job)
 		return NULL;
+	blitz_race_window(BLITZ_RACE_LEAPFROG);
 	if (blitz_latch_probe(&f->latch)) {
 		blitz_inject(w->pool, job);
 		return NULL;
@@ -400,6 +401,7 @@ static void blitz_call_deliver(struct blitz_call_frame *o,
 	 * sees @f in its mailbox, or the kick sees the waiter sleepy.
 	 */
 	llist_add(&f->job.node, &o->mailbox);
+	blitz_race_window(BLITZ_RACE_CALL_KICK);
 	if (blitz_latch_kick(&o->done))
 		wake_up_process(task);
 }
