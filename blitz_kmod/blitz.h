@@ -35,8 +35,8 @@ enum blitz_stat {
 	BLITZ_STAT_EXECUTED,	/* jobs run */
 	BLITZ_STAT_STOLEN,	/* jobs taken from another worker's deque */
 	BLITZ_STAT_INJECTED,	/* jobs taken from an injection list */
-	BLITZ_STAT_SLEEPS,	/* times blocked in the sleep protocol */
-	BLITZ_STAT_WAKEUPS,	/* times woken from it by another task */
+	BLITZ_STAT_SLEEPS,	/* times blocked: idle, or in a join or call */
+	BLITZ_STAT_WAKEUPS,	/* times woken from such a block */
 	BLITZ_STAT_OVERFLOWS,	/* local submits that found the deque full */
 	BLITZ_NR_STATS,
 };
