@@ -120,6 +120,9 @@ static inline bool blitz_deque_push(struct blitz_deque *dq,
  *
  * As blitz_deque_push(), and the job may also be taken by
  * blitz_deque_steal_frame().
+ *
+ * Context: the owner only, in task context.
+ * Return: true when queued, false when the ring is full.
  */
 static inline bool blitz_deque_push_frame(struct blitz_deque *dq,
 					  struct blitz_job *job)
@@ -163,6 +166,7 @@ static inline struct blitz_job *blitz_deque_pop(struct blitz_deque *dq)
 	smp_mb();
 	t = READ_ONCE(dq->top);
 	if (t > b) {
+		/* Restored with release, as above. */
 		smp_store_release(&dq->bottom, b + 1);
 		return NULL;
 	}
@@ -171,6 +175,7 @@ static inline struct blitz_job *blitz_deque_pop(struct blitz_deque *dq)
 		/* The last job: race the thieves for it on top. */
 		if (!try_cmpxchg(&dq->top, &t, t + 1))
 			slot = 0;
+		/* Restored with release, as above. */
 		smp_store_release(&dq->bottom, b + 1);
 	}
 	return blitz_deque_job(slot);
@@ -243,6 +248,7 @@ static inline struct blitz_job *blitz_deque_steal_frame(struct blitz_deque *dq,
  * @dq: the deque
  *
  * Context: the owner only.
+ * Return: the bottom index.
  */
 static inline long blitz_deque_bottom(struct blitz_deque *dq)
 {

@@ -95,12 +95,12 @@ static void blitz_join_stolen(struct blitz_job *job)
 	 */
 	struct task_struct *owner = f->owner;
 
-	/*
-	 * Our deque is empty below b's descendants from here on. Publish
-	 * where they start, then ourselves; pairs with smp_load_acquire()
-	 * in blitz_join_wait().
-	 */
+	/* What we push from here on descends from b. */
 	f->thief_base = blitz_deque_bottom(&w->deque);
+	/*
+	 * Publish where b's descendants start before ourselves. Pairs with
+	 * smp_load_acquire() of the thief in blitz_join_wait().
+	 */
 	smp_store_release(&f->thief, w);
 	w->origin = f->origin;
 	f->fn(f->arg);

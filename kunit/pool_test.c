@@ -185,8 +185,9 @@ static void pool_test_leaving_idle_wakes(struct kunit *test)
 		blitz_add_inactive(&pool->counters);
 	}
 	/* Worker 1 asleep, worker 0 idle and awake, one job queued. */
-	KUNIT_ASSERT_TRUE(test, blitz_try_add_sleeping(&pool->counters,
-			  blitz_counters_load(&pool->counters)));
+	KUNIT_ASSERT_TRUE(test,
+			  blitz_try_add_sleeping(&pool->counters,
+						 blitz_counters_load(&pool->counters)));
 	w[1]->is_blocked = true;
 	llist_add(&j.job.node, &w[0]->inject);
 
