@@ -126,7 +126,7 @@ void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
 		    bool queue_was_empty, unsigned int near);
 bool blitz_wake_worker(struct blitz_worker *w);
 void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
-		       struct llist_head *mailbox, unsigned int state);
+		       bool (*ready)(void *arg), void *arg, unsigned int state);
 
 /* worker.c */
 struct blitz_worker *blitz_current_worker(void);

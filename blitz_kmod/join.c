@@ -58,6 +58,7 @@ struct blitz_join_frame {
 	struct blitz_call_frame *origin;
 	struct blitz_worker *thief;
 	long thief_base;
+	bool given_back;
 	void (*fn)(void *arg);
 	void *arg;
 };
@@ -111,12 +112,40 @@ static void blitz_join_stolen(struct blitz_job *job)
 }
 
 /*
+ * A frame stolen by a joiner that may not run it goes back to its owner,
+ * which runs its b itself, as if it had popped it. The owner's frame may be
+ * gone as soon as the flag is seen: touch nothing after it. The owner is a
+ * worker of our pool, so its task outlives the wake-up.
+ */
+static void blitz_join_give_back(struct blitz_join_frame *e)
+{
+	struct task_struct *owner = e->owner;
+
+	WRITE_ONCE(e->given_back, true);
+	/*
+	 * Pairs with set_current_state() in blitz_latch_sleep(): the owner
+	 * sees the flag before it sleeps, or this wakes it.
+	 */
+	smp_mb();
+	wake_up_process(owner);
+}
+
+static bool blitz_join_given_back(void *arg)
+{
+	struct blitz_join_frame *f = arg;
+
+	return READ_ONCE(f->given_back);
+}
+
+/*
  * Steal from @thief a frame that descends from @f's b: one pushed at or
  * above the thief's bottom when b started (below are the thief's own
  * older frames), and pushed before b finished. A frame stolen after the
  * latch is set may have been pushed after b returned: the steal's acquire
  * of the thief's bottom saw that push, which came after the thief set the
- * latch, so the latch reads SET then. Such a frame goes to the pool.
+ * latch, so the latch reads SET then. Such a frame goes back to its owner
+ * (not to the pool: every worker may be a joiner that runs no foreign
+ * frame, and the frame's owner would wait for it for ever).
  */
 static struct blitz_job *blitz_leapfrog(struct blitz_worker *w,
 					struct blitz_join_frame *f,
@@ -131,7 +160,8 @@ static struct blitz_job *blitz_leapfrog(struct blitz_worker *w,
 		return NULL;
 	blitz_race_window(BLITZ_RACE_LEAPFROG);
 	if (blitz_latch_probe(&f->latch)) {
-		blitz_inject(w->pool, job);
+		blitz_join_give_back(container_of(job, struct blitz_join_frame,
+						  job));
 		return NULL;
 	}
 	blitz_stat_inc(w, BLITZ_STAT_STOLEN);
@@ -146,6 +176,10 @@ static void blitz_join_wait(struct blitz_worker *w, struct blitz_join_frame *f)
 	unsigned int spins = 0;
 
 	while (!blitz_latch_probe(&f->latch)) {
+		if (READ_ONCE(f->given_back)) {
+			f->fn(f->arg);
+			return;
+		}
 		/* Pairs with smp_store_release() in blitz_join_stolen(). */
 		thief = smp_load_acquire(&f->thief);
 		job = NULL;
@@ -159,7 +193,8 @@ static void blitz_join_wait(struct blitz_worker *w, struct blitz_join_frame *f)
 			cpu_relax();
 			cond_resched();
 		} else {
-			blitz_latch_sleep(w, &f->latch, NULL, TASK_IDLE);
+			blitz_latch_sleep(w, &f->latch, blitz_join_given_back,
+					  f, TASK_IDLE);
 			spins = 0;
 		}
 	}
@@ -406,6 +441,13 @@ static void blitz_call_deliver(struct blitz_call_frame *o,
 		wake_up_process(task);
 }
 
+static bool blitz_call_has_mail(void *arg)
+{
+	struct blitz_call_frame *f = arg;
+
+	return !llist_empty(&f->mailbox);
+}
+
 /* Run the calls delivered to @f's mailbox, oldest first. */
 static void blitz_call_run_mailbox(struct blitz_worker *w,
 				   struct blitz_call_frame *f)
@@ -430,7 +472,8 @@ static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
 		if (!llist_empty(&f->mailbox))
 			blitz_call_run_mailbox(w, f);
 		else
-			blitz_latch_sleep(w, &f->done, w ? &f->mailbox : NULL,
+			blitz_latch_sleep(w, &f->done,
+					  w ? blitz_call_has_mail : NULL, f,
 					  w ? TASK_IDLE : TASK_UNINTERRUPTIBLE);
 	}
 }

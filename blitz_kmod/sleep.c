@@ -252,21 +252,22 @@ void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
 /* === Waiting on a latch, outside the protocol === */
 
 /**
- * blitz_latch_sleep - sleep until a latch is set, or kicked
+ * blitz_latch_sleep - sleep until a latch is set, or there is work
  * @w: the worker waiting, or NULL for a task that is not one
  * @latch: the latch
- * @mailbox: if not NULL, do not sleep while it holds work for us
+ * @ready: if not NULL, do not sleep while ready(@arg) says there is work
+ * @arg: its argument
  * @state: the task state to sleep in
  *
  * For a joiner waiting for a stolen b and a caller waiting for a call: they
  * are busy, not idle, and run only what is theirs, so the sleep protocol
  * does not count them and no poster relies on them. Only the latch's setter
- * wakes them (blitz_latch_set() returned true), or whoever queued work in
- * @mailbox (blitz_latch_kick() returned true). May return early: callers
- * look again and call it again.
+ * wakes them (blitz_latch_set() returned true), or whoever made @ready
+ * true (and then kicked the latch, or woke the task). May return early:
+ * callers look again and call it again.
  */
 void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
-		       struct llist_head *mailbox, unsigned int state)
+		       bool (*ready)(void *arg), void *arg, unsigned int state)
 {
 	if (!blitz_latch_get_sleepy(latch))
 		return;
@@ -275,10 +276,12 @@ void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 	 * wakes us, and its wake-up then finds this state (or already
 	 * RUNNING) and cannot be lost. The fully ordered get_sleepy() above
 	 * pairs with the fully ordered llist_add() before a kick: either we
-	 * see the mailbox's work here, or the kick sees us sleepy.
+	 * see the mailbox's work here, or the kick sees us sleepy. The
+	 * barrier in set_current_state() pairs with the smp_mb() between a
+	 * give-back's flag and its wake-up (join.c).
 	 */
 	set_current_state(state);
-	if ((!mailbox || llist_empty(mailbox)) &&
+	if ((!ready || !ready(arg)) &&
 	    blitz_latch_fall_asleep(latch)) {
 		if (w)
 			blitz_stat_inc(w, BLITZ_STAT_SLEEPS);
