@@ -18,6 +18,7 @@ DEFINE_STATIC_KEY_FALSE(blitz_race_key);
 static bool race_windows;
 unsigned int blitz_race_delay_us = 1000;
 unsigned long blitz_race_mask = ~0UL;
+unsigned int blitz_race_every = 16;
 /* Module parameters are parsed before init: the key follows from then on. */
 static bool race_live;
 
@@ -47,6 +48,9 @@ module_param_cb(race_windows, &blitz_race_ops, &race_windows, 0644);
 MODULE_PARM_DESC(race_windows,
 		 "inject random delays at race windows (debugging; default 0)");
 module_param_named(race_delay_us, blitz_race_delay_us, uint, 0644);
+module_param_named(race_every, blitz_race_every, uint, 0644);
+MODULE_PARM_DESC(race_every,
+		 "act on one pass in this many through a window (default 16)");
 module_param_named(race_mask, blitz_race_mask, ulong, 0644);
 MODULE_PARM_DESC(race_mask,
 		 "which windows, a bit each in enum blitz_race order (default all)");
@@ -60,19 +64,21 @@ void blitz_race_init(void)
 }
 
 /*
- * Half the time nothing; otherwise, where sleeping is allowed, a yield, a
- * sleep or a spin, else a spin of up to 8 us. The "random" bits come from
- * the clock: any context may call this, and get_random_u32() takes a
- * sleeping lock on PREEMPT_RT.
+ * One pass in race_every through a window; there, where sleeping is
+ * allowed, a yield, a sleep or a spin, else a spin of up to 8 us. More
+ * often and the torture crawls: a parallel loop passes hundreds of
+ * windows. The "random" bits come from the clock: any context may call
+ * this, and get_random_u32() takes a sleeping lock on PREEMPT_RT.
  */
 void __blitz_race_window(enum blitz_race where)
 {
 	u32 r = hash_64(local_clock() + where, 32);
 	unsigned int max = READ_ONCE(blitz_race_delay_us) ?: 1;
+	unsigned int every = READ_ONCE(blitz_race_every) ?: 1;
 
-	if ((r & 1) || !(READ_ONCE(blitz_race_mask) & BIT(where)))
+	if (!(READ_ONCE(blitz_race_mask) & BIT(where)) || r % every)
 		return;
-	r >>= 1;
+	r /= every;
 	if (!in_task() || !preemptible() || rcu_preempt_depth()) {
 		udelay(r % 8);
 		return;

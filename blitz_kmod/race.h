@@ -6,10 +6,10 @@
  * Off by default, and then free: each window is a static branch, a NOP in
  * the instruction stream. blitz.race_windows=1 (module parameter, also
  * writable at run time in /sys/module/blitz/parameters/) turns them on for
- * the torture runs: at each window (race_mask selects which, all by
- * default) a task that may sleep yields, sleeps or spins for up to
- * race_delay_us microseconds, any other context spins for up to a few
- * microseconds. Either way a concurrent task gets a chance to
+ * the torture runs: at one pass in race_every (16) through each window
+ * (race_mask selects which, all by default) a task that may sleep yields,
+ * sleeps or spins for up to race_delay_us microseconds, any other context
+ * spins for up to a few microseconds. Either way a concurrent task gets a chance to
  * run through the window, as a preemption at exactly that point would.
  */
 #ifndef _BLITZ_RACE_H
@@ -33,6 +33,7 @@ enum blitz_race {
 DECLARE_STATIC_KEY_FALSE(blitz_race_key);
 extern unsigned int blitz_race_delay_us;
 extern unsigned long blitz_race_mask;
+extern unsigned int blitz_race_every;
 
 void __blitz_race_window(enum blitz_race where);
 

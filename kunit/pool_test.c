@@ -241,6 +241,7 @@ static void pool_test_submit_races_destroy(struct kunit *test)
 	struct race_submit *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	unsigned long mask = blitz_race_mask;
 	unsigned int delay = blitz_race_delay_us;
+	unsigned int every = blitz_race_every;
 	struct task_struct *t;
 	atomic_t runs;
 	int round;
@@ -252,6 +253,7 @@ static void pool_test_submit_races_destroy(struct kunit *test)
 	 * grace period of percpu_ref_kill(), to run through it.
 	 */
 	WRITE_ONCE(blitz_race_mask, BIT(BLITZ_RACE_INJECT_WAKE));
+	WRITE_ONCE(blitz_race_every, 2);
 	WRITE_ONCE(blitz_race_delay_us, 200000);
 	static_branch_enable(&blitz_race_key);
 	for (round = 0; round < 50; round++) {
@@ -272,6 +274,7 @@ static void pool_test_submit_races_destroy(struct kunit *test)
 	static_branch_disable(&blitz_race_key);
 	WRITE_ONCE(blitz_race_delay_us, delay);
 	WRITE_ONCE(blitz_race_mask, mask);
+	WRITE_ONCE(blitz_race_every, every);
 	KUNIT_EXPECT_EQ(test, atomic_read(&runs), 50);
 }
 
