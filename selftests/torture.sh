@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest torture run (TAP): blitz.ko with its race windows on, then
+# blitz_torture.ko for BLITZ_TORTURE_SECS seconds (default 60); the
+# torture's summary line must say PASS. Runs under busybox sh in the guest;
+# tools/check's torture stage runs it through selftests/run.
+
+SECS=${BLITZ_TORTURE_SECS:-60}
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+echo "TAP version 13"
+echo "1..4"
+
+insmod /modules/blitz.ko race_windows=1
+ok $? "insmod blitz.ko race_windows=1"
+seen=$(dmesg | wc -l)
+start=$(date +%s)
+insmod /modules/blitz_torture.ko duration="$SECS"
+rc=$?
+echo "# torture took $(($(date +%s) - start)) s"
+summary=$(dmesg | tail -n +$((seen + 1)) | grep 'blitz_torture: summary:')
+dmesg | tail -n +$((seen + 1)) | grep 'blitz_torture: anomaly' | head -n 20 |
+	sed 's/^/# /'
+echo "# $summary"
+ok $rc "blitz_torture.ko duration=$SECS"
+case $summary in
+*' anomalies=0 '*PASS) pass=0 ;;
+*) pass=1 ;;
+esac
+ok $pass "summary: no anomaly"
+if [ $pass != 0 ]; then
+	# Every task's stack into the kernel log, for the post-mortem; a
+	# stuck torture stays loaded, and so does blitz.
+	echo 1 > /proc/sys/kernel/sysrq
+	dmesg -n 8
+	echo t > /proc/sysrq-trigger
+	ok 1 "rmmod blitz"
+	echo "# $((n - failed)) passed, $failed failed"
+	exit 1
+fi
+rmmod blitz_torture
+rmmod blitz
+ok $? "rmmod blitz"
+
+echo "# $((n - failed)) passed, $failed failed"
+[ $failed = 0 ]

@@ -1,0 +1,790 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * blitztorture: a torture test of blitz through its exported API, in the
+ * style of locktorture. For a given time, torture kthreads pick operations
+ * at random: submits (also of jobs that sleep or take a mutex), join trees,
+ * parallel loops, calls across one-worker pools, joins under a mutex that
+ * jobs also take, deep joins that submit; meanwhile a hardirq hrtimer and a
+ * softirq timer submit, pools are created and destroyed under submitters,
+ * and CPUs go offline and online.
+ *
+ * Every accepted job is counted: it must run exactly once, within
+ * max_latency_ms of its submit, and with at least half the thread stack
+ * left; every loop index is covered once; every join and call completes.
+ * A run that cannot complete (a deadlock) is reported, not waited for.
+ *
+ * As a module, loading it runs the torture (parameters below), prints one
+ * summary line, and fails the load with -EIO on any anomaly. Built in, it
+ * only provides blitz_torture_run(), which a KUnit case calls.
+ */
+#define pr_fmt(fmt) "blitz_torture: " fmt
+
+#include <linux/blitz.h>
+#include <linux/cpu.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/hrtimer.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/random.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+
+#include "blitz_torture.h"
+
+#define BT_JOBS		32	/* jobs per submitter */
+#define BT_FOR_MAX	4096	/* longest parallel_for */
+#define BT_CALL_DEPTH	6	/* hops of a cross-pool call chain */
+#define BT_GRACE	(60 * HZ) /* time allowed after the end to finish */
+
+enum bt_count {
+	BC_OPS, BC_SUBMITS, BC_IRQ_SUBMITS, BC_JOINS, BC_FORS, BC_CALLS,
+	BC_DEEP, BC_POOLS, BC_HOTPLUGS, BC_REFUSED, BC_ANOMALIES, BC_NR,
+};
+
+static const char *const bt_op_names[BT_NR_OPS] = {
+	"submit", "join", "for", "call", "mutex", "deep", "irq", "churn",
+	"hotplug",
+};
+
+static const char *const bt_count_names[BC_NR] = {
+	"ops", "submits", "irq_submits", "joins", "fors", "calls", "deep",
+	"pools", "hotplugs", "refused", "anomalies",
+};
+
+enum bt_kind { BK_PLAIN, BK_SLEEP, BK_MUTEX, BK_STACK, BK_NR };
+
+struct bt_job {
+	struct blitz_job job;
+	atomic_t accepted, runs;
+	u64 submit_ns;
+	enum bt_kind kind;
+};
+
+struct bt_jobs {
+	struct bt_job job[BT_JOBS];
+	unsigned int next;
+};
+
+/* One torture run. */
+struct bt {
+	struct blitz_torture_params p;
+	unsigned long end;
+	bool stop;
+	atomic_long_t count[BC_NR];
+	unsigned long min_stack;
+	u64 max_latency_ns;
+	struct mutex lock;		/* taken by jobs and around joins */
+	struct blitz_pool *pool;	/* shared, all CPUs */
+	struct blitz_pool *one[2];	/* one worker each, for calls */
+	struct bt_jobs irq_jobs, softirq_jobs;
+	struct hrtimer hrtimer;
+	u32 hrtimer_rng;		/* get_random_u32() sleeps on RT */
+	struct timer_list timer;
+	atomic_t threads;
+	struct completion threads_done;
+};
+
+static void bt_anomaly(struct bt *bt, const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_err("anomaly: %pV\n", &vaf);
+	va_end(args);
+	atomic_long_inc(&bt->count[BC_ANOMALIES]);
+}
+
+static void bt_inc(struct bt *bt, enum bt_count c)
+{
+	atomic_long_inc(&bt->count[c]);
+}
+
+static unsigned long bt_stack_left(void)
+{
+	return (unsigned long)__builtin_frame_address(0) -
+	       (unsigned long)task_stack_page(current);
+}
+
+/* The torture run a job belongs to; set before any job runs. */
+static struct bt *bt_current;
+
+/* === Counted jobs === */
+
+static void bt_job_func(struct blitz_job *job)
+{
+	struct bt_job *j = container_of(job, struct bt_job, job);
+	u64 waited = ktime_get_ns() - READ_ONCE(j->submit_ns);
+	enum bt_kind kind = READ_ONCE(j->kind);
+	struct bt *bt = bt_current;
+	unsigned long left = bt_stack_left();
+	unsigned long old;
+	u64 max;
+
+	/* From here on the job may be submitted again: read it first. */
+	if (atomic_inc_return(&j->runs) > atomic_read(&j->accepted))
+		bt_anomaly(bt, "job %p ran more often than accepted", j);
+	if (waited > bt->p.max_latency_ms * NSEC_PER_MSEC)
+		bt_anomaly(bt, "job %p waited %llu ms", j,
+			   waited / NSEC_PER_MSEC);
+	max = READ_ONCE(bt->max_latency_ns);
+	while (waited > max && !try_cmpxchg(&bt->max_latency_ns, &max, waited))
+		;
+	old = READ_ONCE(bt->min_stack);
+	while (left < old && !try_cmpxchg(&bt->min_stack, &old, left))
+		;
+	if (left < THREAD_SIZE / 2)
+		bt_anomaly(bt, "job started with %lu bytes of stack", left);
+
+	switch (kind) {
+	case BK_SLEEP:
+		usleep_range(20, 200);
+		break;
+	case BK_MUTEX:
+		mutex_lock(&bt->lock);
+		udelay(5);
+		mutex_unlock(&bt->lock);
+		break;
+	default:
+		break;
+	}
+}
+
+static void bt_jobs_init(struct bt_jobs *js)
+{
+	unsigned int i;
+
+	for (i = 0; i < BT_JOBS; i++)
+		blitz_job_init(&js->job[i].job, bt_job_func);
+	js->next = 0;
+}
+
+/*
+ * Submit the next job of @js that is not in flight. Accepted is counted
+ * before the submit, so that a job never runs more often than accepted.
+ * Returns the submit's result, or -EAGAIN when every job is in flight.
+ */
+static int bt_submit(struct bt *bt, struct blitz_pool *pool,
+		     struct bt_jobs *js, enum bt_kind kind)
+{
+	struct bt_job *j = &js->job[js->next++ % BT_JOBS];
+	int ret;
+
+	/* Acquire: the run seen here cleared the job's pending bit before. */
+	if (atomic_read_acquire(&j->runs) != atomic_read(&j->accepted))
+		return -EAGAIN;
+	WRITE_ONCE(j->submit_ns, ktime_get_ns());
+	WRITE_ONCE(j->kind, kind);
+	atomic_inc(&j->accepted);
+	ret = blitz_submit(pool, &j->job);
+	if (!ret)
+		bt_inc(bt, BC_SUBMITS);
+	if (ret) {
+		atomic_dec(&j->accepted);
+		if (ret == -ESHUTDOWN)
+			bt_inc(bt, BC_REFUSED);
+		else
+			bt_anomaly(bt, "blitz_submit() returned %d", ret);
+	}
+	return ret;
+}
+
+/* Wait until every accepted job of @js ran; false after @timeout. */
+static bool bt_jobs_wait(struct bt_jobs *js, unsigned long timeout)
+{
+	unsigned long deadline = jiffies + timeout;
+	unsigned int i;
+
+	for (i = 0; i < BT_JOBS; i++)
+		while (atomic_read(&js->job[i].runs) !=
+		       atomic_read(&js->job[i].accepted)) {
+			if (time_after(jiffies, deadline))
+				return false;
+			usleep_range(500, 1000);
+		}
+	return true;
+}
+
+/* === Join trees === */
+
+struct bt_tree {
+	unsigned int depth;
+	atomic_t *leaves;
+};
+
+static void bt_tree(void *arg)
+{
+	struct bt_tree *t = arg;
+	struct bt_tree l = { t->depth - 1, t->leaves };
+	struct bt_tree r = { t->depth - 1, t->leaves };
+
+	if (!t->depth) {
+		atomic_inc(t->leaves);
+		return;
+	}
+	blitz_join(bt_tree, &l, bt_tree, &r);
+}
+
+static void bt_join(struct bt *bt, struct blitz_pool *pool)
+{
+	atomic_t leaves = ATOMIC_INIT(0);
+	struct bt_tree t = { 1 + get_random_u32_below(10), &leaves };
+	int ret = 0;
+
+	if (pool)
+		ret = blitz_call(pool, bt_tree, &t);
+	else
+		bt_tree(&t);	/* outside a worker: the default pool */
+	if (ret)
+		bt_anomaly(bt, "blitz_call() returned %d", ret);
+	else if (atomic_read(&leaves) != 1 << t.depth)
+		bt_anomaly(bt, "join tree of depth %u: %d leaves", t.depth,
+			   atomic_read(&leaves));
+	bt_inc(bt, BC_JOINS);
+}
+
+/* === Parallel loops === */
+
+struct bt_for {
+	atomic_t *cover;
+	unsigned long n;
+	unsigned long grain;
+	atomic_t bad;
+};
+
+static void bt_for_fn(unsigned long lo, unsigned long hi, void *arg)
+{
+	struct bt_for *f = arg;
+
+	if (lo >= hi || hi > f->n || (f->grain && hi - lo > f->grain))
+		atomic_inc(&f->bad);
+	for (; lo < hi && lo < f->n; lo++)
+		atomic_inc(&f->cover[lo]);
+}
+
+static void bt_for(struct bt *bt, atomic_t *cover)
+{
+	struct bt_for f = {
+		.cover = cover,
+		.n = 1 + get_random_u32_below(BT_FOR_MAX),
+		.grain = get_random_u32_below(65),
+	};
+	unsigned long i;
+	int ret;
+
+	for (i = 0; i < f.n; i++)
+		atomic_set(&cover[i], 0);
+	atomic_set(&f.bad, 0);
+	ret = blitz_parallel_for(0, f.n, f.grain, bt_for_fn, &f);
+	if (ret)
+		bt_anomaly(bt, "blitz_parallel_for() returned %d", ret);
+	if (atomic_read(&f.bad))
+		bt_anomaly(bt, "parallel_for gave %d bad ranges",
+			   atomic_read(&f.bad));
+	for (i = 0; i < f.n; i++)
+		if (atomic_read(&cover[i]) != 1) {
+			bt_anomaly(bt, "parallel_for index %lu of %lu covered %d times",
+				   i, f.n, atomic_read(&cover[i]));
+			break;
+		}
+	bt_inc(bt, BC_FORS);
+}
+
+/* === Calls across pools === */
+
+struct bt_call {
+	struct bt *bt;
+	int hops;
+};
+
+static void bt_call_hop(void *arg)
+{
+	struct bt_call *c = arg;
+	int hop = c->hops++;
+	int ret;
+
+	if (hop < BT_CALL_DEPTH) {
+		ret = blitz_call(c->bt->one[hop % 2], bt_call_hop, c);
+		if (ret)
+			bt_anomaly(c->bt, "blitz_call() returned %d", ret);
+	}
+}
+
+static void bt_call(struct bt *bt)
+{
+	struct bt_call c = { bt, 0 };
+
+	bt_call_hop(&c);
+	if (c.hops != BT_CALL_DEPTH + 1)
+		bt_anomaly(bt, "call chain made %d hops", c.hops);
+	bt_inc(bt, BC_CALLS);
+}
+
+/* === Joins under a mutex that jobs also take === */
+
+static void bt_locked(void *arg)
+{
+	struct bt *bt = arg;
+	atomic_t leaves = ATOMIC_INIT(0);
+	struct bt_tree t = { 4, &leaves };
+
+	mutex_lock(&bt->lock);
+	bt_tree(&t);
+	mutex_unlock(&bt->lock);
+	if (atomic_read(&leaves) != 16)
+		bt_anomaly(bt, "locked join tree: %d leaves",
+			   atomic_read(&leaves));
+}
+
+/* === Deep joins that submit === */
+
+struct bt_deep {
+	struct bt *bt;
+	struct bt_jobs *jobs;
+	unsigned int depth;
+};
+
+static void bt_nop(void *arg)
+{
+}
+
+static void bt_deep_level(void *arg)
+{
+	struct bt_deep *d = arg;
+
+	if (d->depth >= 200 || bt_stack_left() < THREAD_SIZE / 4 + 2048)
+		return;
+	if (!(d->depth++ % 16))
+		bt_submit(d->bt, d->bt->pool, d->jobs, BK_STACK);
+	blitz_join(bt_deep_level, d, bt_nop, NULL);
+}
+
+static void bt_deep(struct bt *bt, struct bt_jobs *jobs)
+{
+	struct bt_deep d = { bt, jobs, 0 };
+	int ret = blitz_call(bt->pool, bt_deep_level, &d);
+
+	if (ret)
+		bt_anomaly(bt, "blitz_call() returned %d", ret);
+	bt_inc(bt, BC_DEEP);
+}
+
+/* === Torture threads === */
+
+struct bt_thread {
+	struct bt *bt;
+	const char *doing;
+	struct bt_jobs jobs;
+	atomic_t cover[BT_FOR_MAX];
+};
+
+static bool bt_on(struct bt *bt, enum blitz_torture_op op)
+{
+	return bt->p.ops & BIT(op);
+}
+
+static bool bt_running(struct bt *bt)
+{
+	return !READ_ONCE(bt->stop) && time_before(jiffies, bt->end);
+}
+
+static void bt_thread_exit(struct bt *bt)
+{
+	if (atomic_dec_and_test(&bt->threads))
+		complete(&bt->threads_done);
+}
+
+static int bt_thread_fn(void *arg)
+{
+	struct bt_thread *t = arg;
+	struct bt *bt = t->bt;
+	unsigned int op, i;
+
+	while (bt_running(bt)) {
+		op = get_random_u32_below(BT_IRQ);
+		if (!bt_on(bt, op))
+			continue;
+		WRITE_ONCE(t->doing, bt_op_names[op]);
+		switch (op) {
+		case BT_SUBMIT:
+			for (i = 0; i < 16; i++)
+				bt_submit(bt, get_random_u32_below(2) ? bt->pool : NULL,
+					  &t->jobs, get_random_u32_below(BK_STACK));
+			break;
+		case BT_JOIN:
+			bt_join(bt, get_random_u32_below(2) ? bt->pool : NULL);
+			break;
+		case BT_FOR:
+			bt_for(bt, t->cover);
+			break;
+		case BT_CALL:
+			bt_call(bt);
+			break;
+		case BT_MUTEX:
+			if (blitz_call(bt->pool, bt_locked, bt))
+				bt_anomaly(bt, "blitz_call() failed");
+			break;
+		case BT_DEEP:
+			bt_deep(bt, &t->jobs);
+			break;
+		}
+		bt_inc(bt, BC_OPS);
+		cond_resched();
+	}
+	WRITE_ONCE(t->doing, "waiting for its jobs");
+	if (!bt_jobs_wait(&t->jobs, BT_GRACE))
+		bt_anomaly(bt, "a torture thread's jobs never ran");
+	WRITE_ONCE(t->doing, NULL);
+	bt_thread_exit(bt);
+	return 0;
+}
+
+/* === Submits from interrupts === */
+
+static enum hrtimer_restart bt_hrtimer_fn(struct hrtimer *timer)
+{
+	struct bt *bt = container_of(timer, struct bt, hrtimer);
+	u32 r = bt->hrtimer_rng;
+
+	if (!bt_running(bt))
+		return HRTIMER_NORESTART;
+	r ^= r << 13;
+	r ^= r >> 17;
+	r ^= r << 5;
+	bt->hrtimer_rng = r;
+	if (!bt_submit(bt, r & 1 ? bt->pool : NULL, &bt->irq_jobs, BK_PLAIN))
+		bt_inc(bt, BC_IRQ_SUBMITS);
+	hrtimer_forward_now(timer, ns_to_ktime((100 + r % 400) * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void bt_timer_fn(struct timer_list *timer)
+{
+	struct bt *bt = from_timer(bt, timer, timer);
+
+	if (!bt_running(bt))
+		return;
+	if (!bt_submit(bt, bt->pool, &bt->softirq_jobs, BK_PLAIN))
+		bt_inc(bt, BC_IRQ_SUBMITS);
+	mod_timer(timer, jiffies + 1);
+}
+
+/* === Pools created and destroyed under submitters === */
+
+/*
+ * A submitter into a pool that is being destroyed. It may be inside
+ * blitz_submit() while the pool drains and is freed; it starts no submit
+ * once the pool's last job has seen it stop or in a submit (handshake in
+ * bt_churn_last()).
+ */
+struct bt_churn {
+	struct bt *bt;
+	struct blitz_pool *pool;
+	struct bt_jobs jobs;
+	struct blitz_job last;
+	bool stop, in_submit, stopped;
+	struct completion exited;
+};
+
+static int bt_hammer_fn(void *arg)
+{
+	struct bt_churn *c = arg;
+
+	for (;;) {
+		WRITE_ONCE(c->in_submit, true);
+		/* Pairs with smp_mb() in bt_churn_last(). */
+		smp_mb();
+		if (READ_ONCE(c->stop))
+			break;
+		bt_submit(c->bt, c->pool, &c->jobs,
+			  get_random_u32_below(2) ? BK_PLAIN : BK_SLEEP);
+		WRITE_ONCE(c->in_submit, false);
+		if (!get_random_u32_below(8))
+			usleep_range(10, 100);
+	}
+	WRITE_ONCE(c->stopped, true);
+	kthread_complete_and_exit(&c->exited, 0);
+}
+
+/* The last job queued before destroy: the pool stays until it returns. */
+static void bt_churn_last(struct blitz_job *job)
+{
+	struct bt_churn *c = container_of(job, struct bt_churn, last);
+
+	WRITE_ONCE(c->stop, true);
+	/* Pairs with smp_mb() in bt_hammer_fn(). */
+	smp_mb();
+	while (!READ_ONCE(c->stopped) && !READ_ONCE(c->in_submit))
+		usleep_range(10, 50);
+}
+
+static void bt_churn_round(struct bt *bt, struct bt_churn *c, unsigned int n)
+{
+	char name[24];
+	struct task_struct *t;
+
+	snprintf(name, sizeof(name), "torture%u", n);
+	c->pool = blitz_pool_create(name, 1 + get_random_u32_below(num_online_cpus()));
+	if (IS_ERR(c->pool)) {
+		bt_anomaly(bt, "blitz_pool_create() returned %ld",
+			   PTR_ERR(c->pool));
+		msleep(100);
+		return;
+	}
+	c->stop = false;
+	c->in_submit = false;
+	c->stopped = false;
+	init_completion(&c->exited);
+	blitz_job_init(&c->last, bt_churn_last);
+	t = kthread_run(bt_hammer_fn, c, "blitz_torture_hammer");
+	if (IS_ERR(t)) {
+		blitz_pool_destroy(c->pool);
+		return;
+	}
+	msleep(5 + get_random_u32_below(30));
+	if (blitz_submit(c->pool, &c->last))
+		bt_anomaly(bt, "could not queue a churn pool's last job");
+	blitz_pool_destroy(c->pool);
+	/* Destroy drained the pool: every accepted job has run. */
+	wait_for_completion(&c->exited);
+	if (!bt_jobs_wait(&c->jobs, 0))
+		bt_anomaly(bt, "a destroyed pool left jobs that never ran");
+	bt_inc(bt, BC_POOLS);
+}
+
+static int bt_churn_fn(void *arg)
+{
+	struct bt *bt = arg;
+	struct bt_churn *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	unsigned int n = 0;
+
+	if (c) {
+		c->bt = bt;
+		bt_jobs_init(&c->jobs);
+		while (bt_running(bt))
+			bt_churn_round(bt, c, n++);
+		kfree(c);
+	}
+	bt_thread_exit(bt);
+	return 0;
+}
+
+/* === CPU hotplug === */
+
+static int bt_hotplug_fn(void *arg)
+{
+	struct bt *bt = arg;
+	unsigned int cpu;
+
+	while (IS_ENABLED(CONFIG_HOTPLUG_CPU) && nr_cpu_ids > 1 &&
+	       bt_running(bt)) {
+		/* Any CPU but the first, which may not go. */
+		cpu = 1 + get_random_u32_below(nr_cpu_ids - 1);
+		if (cpu_online(cpu) && !remove_cpu(cpu)) {
+			msleep(20 + get_random_u32_below(200));
+			if (add_cpu(cpu))
+				bt_anomaly(bt, "CPU %u did not come back", cpu);
+			bt_inc(bt, BC_HOTPLUGS);
+		}
+		msleep(100 + get_random_u32_below(300));
+	}
+	bt_thread_exit(bt);
+	return 0;
+}
+
+/* === The run === */
+
+static int bt_start(struct bt *bt, int (*fn)(void *), void *arg,
+		    const char *name)
+{
+	struct task_struct *t;
+
+	atomic_inc(&bt->threads);
+	t = kthread_run(fn, arg, "%s", name);
+	if (IS_ERR(t)) {
+		bt_thread_exit(bt);
+		return PTR_ERR(t);
+	}
+	return 0;
+}
+
+static int bt_pools(struct bt *bt)
+{
+	bt->pool = blitz_pool_create("torture", 0);
+	if (IS_ERR(bt->pool))
+		return PTR_ERR(bt->pool);
+	bt->one[0] = blitz_pool_create("torture-one-a", 1);
+	bt->one[1] = blitz_pool_create("torture-one-b", 1);
+	if (IS_ERR(bt->one[0]) || IS_ERR(bt->one[1])) {
+		if (!IS_ERR(bt->one[0]))
+			blitz_pool_destroy(bt->one[0]);
+		if (!IS_ERR(bt->one[1]))
+			blitz_pool_destroy(bt->one[1]);
+		blitz_pool_destroy(bt->pool);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * blitz_torture_run - run the torture test
+ * @p: what to run, for how long
+ * @summary: receives the one-line summary
+ * @len: its size
+ *
+ * Context: process context; sleeps for @p->duration seconds and more.
+ * Return: 0 when the run found no anomaly; -EIO when it did; -ETIMEDOUT
+ * when it could not finish (then its threads and memory are left as they
+ * are); or the error that kept it from starting.
+ */
+int blitz_torture_run(const struct blitz_torture_params *p, char *summary,
+		      size_t len)
+{
+	struct bt_thread *threads;
+	unsigned int nr, i;
+	struct bt *bt;
+	bool done;
+	size_t off;
+	int ret;
+
+	bt = kzalloc(sizeof(*bt), GFP_KERNEL);
+	if (!bt)
+		return -ENOMEM;
+	bt->p = *p;
+	if (!bt->p.max_latency_ms)
+		bt->p.max_latency_ms = 10000;
+	nr = bt->p.nthreads ?: min(2 * num_online_cpus(), 16U);
+	threads = kvcalloc(nr, sizeof(*threads), GFP_KERNEL);
+	if (!threads) {
+		kfree(bt);
+		return -ENOMEM;
+	}
+	mutex_init(&bt->lock);
+	bt->min_stack = ULONG_MAX;
+	atomic_set(&bt->threads, 1);
+	init_completion(&bt->threads_done);
+	bt_jobs_init(&bt->irq_jobs);
+	bt_jobs_init(&bt->softirq_jobs);
+	ret = bt_pools(bt);
+	if (ret)
+		goto out_free;
+	bt_current = bt;
+	bt->end = jiffies + bt->p.duration * HZ;
+
+	for (i = 0; i < nr; i++) {
+		threads[i].bt = bt;
+		bt_jobs_init(&threads[i].jobs);
+		bt_start(bt, bt_thread_fn, &threads[i], "blitz_torture");
+	}
+	if (bt_on(bt, BT_CHURN))
+		bt_start(bt, bt_churn_fn, bt, "blitz_torture_churn");
+	if (bt_on(bt, BT_HOTPLUG) && num_online_cpus() > 1)
+		bt_start(bt, bt_hotplug_fn, bt, "blitz_torture_hotplug");
+	if (bt_on(bt, BT_IRQ)) {
+		bt->hrtimer_rng = get_random_u32() | 1;
+		hrtimer_init(&bt->hrtimer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+		bt->hrtimer.function = bt_hrtimer_fn;
+		hrtimer_start(&bt->hrtimer, ns_to_ktime(100 * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_HARD);
+		timer_setup(&bt->timer, bt_timer_fn, 0);
+		mod_timer(&bt->timer, jiffies + 1);
+	}
+
+	bt_thread_exit(bt);	/* the starter's count */
+	/* In steps: a single long wait would look like a hung task. */
+	done = false;
+	for (i = 0; !done && i < bt->p.duration + 2 * BT_GRACE / HZ; i++)
+		done = wait_for_completion_timeout(&bt->threads_done, HZ);
+	if (!done) {
+		WRITE_ONCE(bt->stop, true);
+		bt_anomaly(bt, "%d torture threads never finished (deadlock?)",
+			   atomic_read(&bt->threads));
+		for (i = 0; i < nr; i++)
+			if (READ_ONCE(threads[i].doing))
+				pr_err("thread %u stuck in %s\n", i,
+				       READ_ONCE(threads[i].doing));
+		ret = -ETIMEDOUT;
+	}
+	if (bt_on(bt, BT_IRQ) && !ret) {
+		hrtimer_cancel(&bt->hrtimer);
+		/* Past the end, the callback no longer re-arms it. */
+		del_timer_sync(&bt->timer);
+		if (!bt_jobs_wait(&bt->irq_jobs, BT_GRACE) ||
+		    !bt_jobs_wait(&bt->softirq_jobs, BT_GRACE))
+			bt_anomaly(bt, "jobs submitted from interrupts never ran");
+	}
+
+	off = scnprintf(summary, len, "duration=%us threads=%u",
+			bt->p.duration, nr);
+	for (i = 0; i < BC_NR; i++)
+		off += scnprintf(summary + off, len - off, " %s=%ld",
+				 bt_count_names[i],
+				 atomic_long_read(&bt->count[i]));
+	off += scnprintf(summary + off, len - off,
+			 " min_stack=%lu max_latency_ms=%llu %s",
+			 bt->min_stack == ULONG_MAX ? 0 : bt->min_stack,
+			 bt->max_latency_ns / NSEC_PER_MSEC,
+			 atomic_long_read(&bt->count[BC_ANOMALIES]) ? "FAIL" : "PASS");
+	if (ret)	/* stuck threads still use bt and threads */
+		return ret;
+
+	blitz_pool_destroy(bt->one[0]);
+	blitz_pool_destroy(bt->one[1]);
+	blitz_pool_destroy(bt->pool);
+	if (atomic_long_read(&bt->count[BC_ANOMALIES]))
+		ret = -EIO;
+out_free:
+	kvfree(threads);
+	kfree(bt);
+	return ret;
+}
+
+#ifdef MODULE
+static unsigned int duration = 30;
+module_param(duration, uint, 0444);
+MODULE_PARM_DESC(duration, "seconds to run (default 30)");
+static unsigned int nthreads;
+module_param(nthreads, uint, 0444);
+MODULE_PARM_DESC(nthreads, "torture threads (default 0: two per CPU, at most 16)");
+static unsigned long ops = GENMASK(BT_NR_OPS - 1, 0);
+module_param(ops, ulong, 0444);
+MODULE_PARM_DESC(ops, "operation classes, a bit each in enum blitz_torture_op order (default all)");
+static unsigned int max_latency_ms = 10000;
+module_param(max_latency_ms, uint, 0444);
+MODULE_PARM_DESC(max_latency_ms, "longest a job may wait to start (default 10000)");
+
+static int __init blitz_torture_init(void)
+{
+	struct blitz_torture_params p = {
+		.duration = duration,
+		.nthreads = nthreads,
+		.ops = ops,
+		.max_latency_ms = max_latency_ms,
+	};
+	char *summary = kmalloc(512, GFP_KERNEL);
+	int ret;
+
+	if (!summary)
+		return -ENOMEM;
+	ret = blitz_torture_run(&p, summary, 512);
+	pr_info("summary: %s\n", summary);
+	kfree(summary);
+	/* Stuck threads still run our code: stay loaded (the summary says FAIL). */
+	return ret == -ETIMEDOUT ? 0 : ret;
+}
+module_init(blitz_torture_init);
+
+/* Only to make the module unloadable: init did all the work. */
+static void __exit blitz_torture_exit(void)
+{
+}
+module_exit(blitz_torture_exit);
+#endif
+
+MODULE_DESCRIPTION("blitz torture test");
+MODULE_LICENSE("GPL");
