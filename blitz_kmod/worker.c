@@ -146,12 +146,29 @@ static struct blitz_job *blitz_find_work(struct blitz_worker *w)
 
 /*
  * As the workqueue does: a job must leave no lock, atomic or RCU section,
- * nor interrupts disabled.
+ * nor interrupts disabled, that it did not find. A job that a waiting
+ * joiner runs starts under the locks its caller holds (join.c), and the
+ * context is compared with what it was before the job.
  */
-static void blitz_check_leaks(void (*func)(struct blitz_job *job))
+struct blitz_context {
+	unsigned int preempt;
+	int locks;
+	int rcu;
+};
+
+static void blitz_context_save(struct blitz_context *ctx)
 {
-	if (unlikely(preempt_count() || irqs_disabled() ||
-		     lockdep_depth(current) > 0 || rcu_preempt_depth() > 0)) {
+	ctx->preempt = preempt_count();
+	ctx->locks = lockdep_depth(current);
+	ctx->rcu = rcu_preempt_depth();
+}
+
+static void blitz_check_leaks(const struct blitz_context *ctx,
+			      void (*func)(struct blitz_job *job))
+{
+	if (unlikely(preempt_count() != ctx->preempt || irqs_disabled() ||
+		     lockdep_depth(current) != ctx->locks ||
+		     rcu_preempt_depth() != ctx->rcu)) {
 		pr_err("BUG: blitz job leaked atomic, lock, IRQs off or RCU: %s[%d]\n"
 		       "     preempt=0x%08x irqs_disabled=%d lock=%d RCU=%d func=%ps\n",
 		       current->comm, task_pid_nr(current), preempt_count(),
@@ -165,6 +182,7 @@ static void blitz_check_leaks(void (*func)(struct blitz_job *job))
 void blitz_execute(struct blitz_worker *w, struct blitz_job *job)
 {
 	void (*func)(struct blitz_job *job) = READ_ONCE(job->func);
+	struct blitz_context ctx;
 	bool submitted = false;
 
 	/*
@@ -175,9 +193,10 @@ void blitz_execute(struct blitz_worker *w, struct blitz_job *job)
 	 */
 	if (test_bit(BLITZ_JOB_PENDING, &job->state))
 		submitted = test_and_clear_bit(BLITZ_JOB_PENDING, &job->state);
+	blitz_context_save(&ctx);
 	func(job);
 	blitz_stat_inc(w, BLITZ_STAT_EXECUTED);
-	blitz_check_leaks(func);
+	blitz_check_leaks(&ctx, func);
 	if (submitted)
 		percpu_ref_put(&w->pool->live);
 	cond_resched();
