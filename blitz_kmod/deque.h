@@ -85,6 +85,7 @@ static inline bool __blitz_deque_push(struct blitz_deque *dq,
 	 * Acquire pairs with the fully ordered try_cmpxchg() on top in
 	 * blitz_deque_steal(): a thief that took slot t has read it before
 	 * we reuse that slot for index t + BLITZ_DEQUE_SLOTS.
+	 * (litmus/deque-slot-reuse.litmus)
 	 */
 	long t = smp_load_acquire(&dq->top);
 
@@ -93,7 +94,7 @@ static inline bool __blitz_deque_push(struct blitz_deque *dq,
 	WRITE_ONCE(dq->slots[b & BLITZ_DEQUE_MASK], slot);
 	/*
 	 * Publish the slot before the index. Pairs with smp_load_acquire()
-	 * of bottom in blitz_deque_steal().
+	 * of bottom in blitz_deque_steal(). (litmus/deque-push-steal.litmus)
 	 */
 	smp_store_release(&dq->bottom, b + 1);
 	return true;
@@ -155,13 +156,15 @@ static inline struct blitz_job *blitz_deque_pop(struct blitz_deque *dq)
 	 * Release, like every store to bottom: a thief that reads this value
 	 * with its acquire load must also see the slots below it, and the
 	 * LKMM has no release sequences to carry push()'s release over a
-	 * plain store.
+	 * plain store. (litmus/deque-pop-stale-release.litmus; the old
+	 * WRITE_ONCE(): litmus/deque-pop-stale-writeonce.litmus, Sometimes)
 	 */
 	smp_store_release(&dq->bottom, b);
 	/*
 	 * Claim slot b before looking at top. Pairs with smp_mb() in
 	 * blitz_deque_steal(): either the thief sees the lowered bottom or we
 	 * see its raised top, so no job is taken twice.
+	 * (litmus/deque-pop-steal.litmus)
 	 */
 	smp_mb();
 	t = READ_ONCE(dq->top);
@@ -192,11 +195,18 @@ static inline struct blitz_job *__blitz_deque_steal(struct blitz_deque *dq,
 	unsigned long slot;
 	long t, b;
 
-	/* Pairs with the fully ordered try_cmpxchg() of other thieves. */
+	/*
+	 * Pairs with the fully ordered try_cmpxchg() of other thieves.
+	 * (litmus/deque-pop-steal.litmus, P2 and P1)
+	 */
 	t = smp_load_acquire(&dq->top);
-	/* Read top before bottom. Pairs with smp_mb() in blitz_deque_pop(). */
+	/*
+	 * Read top before bottom. Pairs with smp_mb() in blitz_deque_pop().
+	 * (litmus/deque-pop-steal.litmus)
+	 */
 	smp_mb();
-	b = smp_load_acquire(&dq->bottom);	/* pairs with the release stores */
+	/* Pairs with the release stores. (litmus/deque-push-steal.litmus) */
+	b = smp_load_acquire(&dq->bottom);
 	if (t >= b || (frames_only && t < base))
 		return NULL;
 	/*

@@ -101,6 +101,7 @@ static void blitz_join_stolen(struct blitz_job *job)
 	/*
 	 * Publish where b's descendants start before ourselves. Pairs with
 	 * smp_load_acquire() of the thief in blitz_join_wait().
+	 * (litmus/join-thief-publish.litmus)
 	 */
 	smp_store_release(&f->thief, w);
 	w->origin = f->origin;
@@ -125,6 +126,7 @@ static void blitz_join_give_back(struct blitz_join_frame *e)
 	/*
 	 * Pairs with set_current_state() in blitz_latch_sleep(): the owner
 	 * sees the flag before it sleeps, or this wakes it.
+	 * (litmus/give-back-wake.litmus)
 	 */
 	smp_mb();
 	wake_up_process(owner);
@@ -143,9 +145,10 @@ static bool blitz_join_given_back(void *arg)
  * older frames), and pushed before b finished. A frame stolen after the
  * latch is set may have been pushed after b returned: the steal's acquire
  * of the thief's bottom saw that push, which came after the thief set the
- * latch, so the latch reads SET then. Such a frame goes back to its owner
- * (not to the pool: every worker may be a joiner that runs no foreign
- * frame, and the frame's owner would wait for it for ever).
+ * latch, so the latch reads SET then (litmus/leapfrog-latch-check.litmus).
+ * Such a frame goes back to its owner (not to the pool: every worker may
+ * be a joiner that runs no foreign frame, and the frame's owner would wait
+ * for it for ever).
  */
 static struct blitz_job *blitz_leapfrog(struct blitz_worker *w,
 					struct blitz_join_frame *f,
@@ -180,7 +183,10 @@ static void blitz_join_wait(struct blitz_worker *w, struct blitz_join_frame *f)
 			f->fn(f->arg);
 			return;
 		}
-		/* Pairs with smp_store_release() in blitz_join_stolen(). */
+		/*
+		 * Pairs with smp_store_release() in blitz_join_stolen().
+		 * (litmus/join-thief-publish.litmus)
+		 */
 		thief = smp_load_acquire(&f->thief);
 		job = NULL;
 		if (thief && !blitz_stack_below(BLITZ_RUN_STACK))
@@ -434,6 +440,7 @@ static void blitz_call_deliver(struct blitz_call_frame *o,
 	 * llist_add() is fully ordered; pairs with the fully ordered
 	 * blitz_latch_get_sleepy() in blitz_latch_sleep(): either the waiter
 	 * sees @f in its mailbox, or the kick sees the waiter sleepy.
+	 * (litmus/mailbox-kick.litmus)
 	 */
 	llist_add(&f->job.node, &o->mailbox);
 	blitz_race_window(BLITZ_RACE_CALL_KICK);

@@ -86,7 +86,8 @@ static inline void blitz_latch_wake_up(struct blitz_latch *latch)
 /*
  * Set the latch. Fully ordered: everything the setter did before is visible
  * to a waiter that sees SET. Returns true if the waiter was SLEEPING and
- * must now be woken by the caller.
+ * must now be woken by the caller: the waiter cannot have fallen asleep
+ * unseen (litmus/latch-set-fall-asleep.litmus).
  */
 static inline bool blitz_latch_set(struct blitz_latch *latch)
 {
@@ -94,7 +95,10 @@ static inline bool blitz_latch_set(struct blitz_latch *latch)
 	       BLITZ_LATCH_SLEEPING;
 }
 
-/* Acquire: pairs with the full ordering of blitz_latch_set(). */
+/*
+ * Acquire: pairs with the full ordering of blitz_latch_set().
+ * (litmus/latch-probe-set.litmus)
+ */
 static inline bool blitz_latch_probe(struct blitz_latch *latch)
 {
 	return atomic_read_acquire(&latch->state) == BLITZ_LATCH_SET;

@@ -300,7 +300,10 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 	} else if (!percpu_ref_tryget_live(&pool->live)) {
 		return -ESHUTDOWN;
 	}
-	/* Fully ordered; pairs with test_and_clear_bit() in blitz_execute(). */
+	/*
+	 * Fully ordered; pairs with test_and_clear_bit() in blitz_execute().
+	 * (litmus/submit-execute-pending.litmus)
+	 */
 	if (test_and_set_bit(BLITZ_JOB_PENDING, &job->state)) {
 		percpu_ref_put(&pool->live);
 		return -EBUSY;

@@ -37,14 +37,16 @@
  * Why nothing is lost. A job posted after a worker announced sleepy makes
  * the JEC differ from the worker's snapshot, so step 4 catches it, or the
  * poster's JEC update came after the worker's cmpxchg in step 4, and then
- * the poster sees the worker in the sleeping count and wakes it. When the
- * JEC was already odd the poster only reads the word; then the two full
- * barriers decide: the one in blitz_new_jobs() after the job is queued and
- * the one in step 5 after the sleeper is counted. Either the poster sees
- * the sleeper, or the sleeper's last look, at every deque and injection
- * list, sees the job. Rayon skips the barrier for jobs pushed on the
- * poster's own deque, reasoning that the owner runs them itself; a kernel
- * job may block waiting for what it submitted, so blitz does not.
+ * the poster sees the worker in the sleeping count and wakes it
+ * (litmus/jec-sleepy-poster.litmus). When the JEC was already odd the
+ * poster only reads the word; then the two full barriers decide: the one
+ * in blitz_new_jobs() after the job is queued and the one in step 5 after
+ * the sleeper is counted. Either the poster sees the sleeper, or the
+ * sleeper's last look, at every deque and injection list, sees the job
+ * (litmus/poster-sleeper-*.litmus). Rayon skips the barrier for jobs
+ * pushed on the poster's own deque, reasoning that the owner runs them
+ * itself; a kernel job may block waiting for what it submitted, so blitz
+ * does not.
  */
 #include <linux/minmax.h>
 #include <linux/sched.h>
@@ -74,8 +76,9 @@ static void blitz_wake_any(struct blitz_pool *pool, unsigned int nr,
  *
  * The fully ordered decrement in blitz_sub_inactive() and the smp_mb() in
  * blitz_new_jobs() pair: a poster that saw us still inactive queued its job
- * before the decrement, and blitz_has_work() sees it. Rayon wakes the
- * helpers unconditionally; for a lone job they would only spin and sleep
+ * before the decrement, and blitz_has_work() sees it
+ * (litmus/idle-leave-poster.litmus). Rayon wakes the helpers
+ * unconditionally; for a lone job they would only spin and sleep
  * again.
  */
 void blitz_idle_work_found(struct blitz_worker *w)
@@ -134,7 +137,8 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 	 * Counted as sleeping; now look at every queue once more. Pairs with
 	 * smp_mb() in blitz_new_jobs(): either the poster sees us counted or
 	 * we see its job. (The cmpxchg above is fully ordered already; the
-	 * barrier names the pairing.)
+	 * barrier names the pairing.) (litmus/poster-sleeper-deque.litmus,
+	 * litmus/poster-sleeper-inject.litmus)
 	 */
 	smp_mb();
 	if (blitz_has_work(pool)) {
@@ -232,7 +236,9 @@ void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
 
 	/*
 	 * The jobs are queued before we read the counters. Pairs with
-	 * smp_mb() in blitz_sleep(), step 5.
+	 * smp_mb() in blitz_sleep(), step 5, and with the fully ordered
+	 * decrement in blitz_idle_work_found(). (litmus/poster-sleeper-*.litmus,
+	 * litmus/idle-leave-poster.litmus)
 	 */
 	smp_mb();
 	c = blitz_increment_jec_if_sleepy(&pool->counters);
@@ -276,9 +282,10 @@ void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 	 * wakes us, and its wake-up then finds this state (or already
 	 * RUNNING) and cannot be lost. The fully ordered get_sleepy() above
 	 * pairs with the fully ordered llist_add() before a kick: either we
-	 * see the mailbox's work here, or the kick sees us sleepy. The
-	 * barrier in set_current_state() pairs with the smp_mb() between a
-	 * give-back's flag and its wake-up (join.c).
+	 * see the mailbox's work here, or the kick sees us sleepy
+	 * (litmus/mailbox-kick.litmus). The barrier in set_current_state()
+	 * pairs with the smp_mb() between a give-back's flag and its wake-up
+	 * in join.c (litmus/give-back-wake.litmus).
 	 */
 	set_current_state(state);
 	if ((!ready || !ready(arg)) &&

@@ -190,6 +190,7 @@ void blitz_execute(struct blitz_worker *w, struct blitz_job *job)
 	 * resubmitted and freed, so func was read before. Fully ordered;
 	 * pairs with test_and_set_bit() in blitz_submit(): a submitter that
 	 * got -EBUSY wrote its data before that, and func sees it.
+	 * (litmus/submit-execute-pending.litmus)
 	 */
 	if (test_bit(BLITZ_JOB_PENDING, &job->state))
 		submitted = test_and_clear_bit(BLITZ_JOB_PENDING, &job->state);
