@@ -5,6 +5,7 @@
 #include <linux/bits.h>
 #include <linux/delay.h>
 #include <linux/hash.h>
+#include <linux/jiffies.h>
 #include <linux/moduleparam.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
@@ -67,8 +68,9 @@ void blitz_race_init(void)
  * One pass in race_every through a window; there, where sleeping is
  * allowed, a yield, a sleep or a spin, else a spin of up to 8 us. More
  * often and the torture crawls: a parallel loop passes hundreds of
- * windows. The "random" bits come from the clock: any context may call
- * this, and get_random_u32() takes a sleeping lock on PREEMPT_RT.
+ * windows. Sleeps last at least a jiffy. The "random" bits come from the
+ * clock: any context may call this, and get_random_u32() takes a sleeping
+ * lock on PREEMPT_RT.
  */
 void __blitz_race_window(enum blitz_race where)
 {
@@ -91,7 +93,11 @@ void __blitz_race_window(enum blitz_race where)
 		udelay(r % min(max, 50U));
 		break;
 	default:
-		usleep_range(r % max, max);
+		/*
+		 * Not usleep_range(): strict KCSAN reports the plain accesses
+		 * to the sleeper's task pointer in the hrtimer sleep of 6.12.
+		 */
+		schedule_timeout_uninterruptible(usecs_to_jiffies(r % max) ?: 1);
 		break;
 	}
 }
