@@ -96,7 +96,11 @@ static inline bool blitz_try_add_sleeping(struct blitz_counters *ctr, u64 old)
 	return atomic64_try_cmpxchg(&ctr->word, &old, old + BLITZ_ONE_SLEEPING);
 }
 
-/* Called by the waker, which holds the sleeper's lock. */
+/*
+ * Called by the waker, which holds the sleeper's lock. Fully ordered: the
+ * woken sleeper then sees the job of a poster that counted on it
+ * (litmus/woken-sleeper-finds.litmus).
+ */
 static inline void blitz_sub_sleeping(struct blitz_counters *ctr)
 {
 	atomic64_fetch_sub(BLITZ_ONE_SLEEPING, &ctr->word);

@@ -6,14 +6,15 @@
  * An idle worker goes through rounds: each round looks for work once
  * (worker.c) and, finding none, calls blitz_idle_no_work_found():
  *
- *   rounds 0..31  cond_resched() and look again (skipped when another
- *                 task is runnable on this CPU)
+ *   rounds 0..31  look again, yielding the CPU if asked, out of the idle
+ *                 count (skipped when another task is runnable here)
  *   round 32      announce sleepy: make the JEC even if it was odd and
  *                 remember its value
  *   round 33      look once more
  *   then          sleep, unless the latch was set or the JEC moved
  *
- * Sleeping, on the worker's own latch (what it waits for) and lock:
+ * Sleeping, on the worker's stop latch and its sleep_lock (joiners and
+ * callers sleep on their own latches, outside the protocol; see the end):
  *
  *   1. latch UNSET -> SLEEPY               (fails if set: back to work)
  *   2. take the worker's sleep_lock

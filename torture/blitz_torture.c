@@ -489,17 +489,17 @@ static void bt_timer_fn(struct timer_list *timer)
 /* === Pools created and destroyed under submitters === */
 
 /*
- * A submitter into a pool that is being destroyed. It may be inside
- * blitz_submit() while the pool drains and is freed; it starts no submit
- * once the pool's last job has seen it stop or in a submit (handshake in
- * bt_churn_last()).
+ * A submitter into a pool that is being destroyed: its submits race the
+ * kill (accepted, or -ESHUTDOWN) and the drain. It must start no submit
+ * once destroy has returned, so the pool's last job keeps the pool until
+ * the submitter has stopped (bt_churn_last()).
  */
 struct bt_churn {
 	struct bt *bt;
 	struct blitz_pool *pool;
 	struct bt_jobs jobs;
 	struct blitz_job last;
-	bool stop, in_submit, stopped;
+	bool stop, stopped;
 	struct completion exited;
 };
 
@@ -507,15 +507,9 @@ static int bt_hammer_fn(void *arg)
 {
 	struct bt_churn *c = arg;
 
-	for (;;) {
-		WRITE_ONCE(c->in_submit, true);
-		/* Pairs with smp_mb() in bt_churn_last(). */
-		smp_mb();
-		if (READ_ONCE(c->stop))
-			break;
+	while (!READ_ONCE(c->stop)) {
 		bt_submit(c->bt, c->pool, &c->jobs,
 			  get_random_u32_below(2) ? BK_PLAIN : BK_SLEEP);
-		WRITE_ONCE(c->in_submit, false);
 		if (!get_random_u32_below(8))
 			bt_nap();
 	}
@@ -529,9 +523,7 @@ static void bt_churn_last(struct blitz_job *job)
 	struct bt_churn *c = container_of(job, struct bt_churn, last);
 
 	WRITE_ONCE(c->stop, true);
-	/* Pairs with smp_mb() in bt_hammer_fn(). */
-	smp_mb();
-	while (!READ_ONCE(c->stopped) && !READ_ONCE(c->in_submit))
+	while (!READ_ONCE(c->stopped))
 		bt_nap();
 }
 
@@ -549,7 +541,6 @@ static void bt_churn_round(struct bt *bt, struct bt_churn *c, unsigned int n)
 		return;
 	}
 	c->stop = false;
-	c->in_submit = false;
 	c->stopped = false;
 	init_completion(&c->exited);
 	blitz_job_init(&c->last, bt_churn_last);
