@@ -175,7 +175,10 @@ static inline struct blitz_job *blitz_deque_pop(struct blitz_deque *dq)
 	}
 	slot = READ_ONCE(dq->slots[b & BLITZ_DEQUE_MASK]);
 	if (t == b) {
-		/* The last job: race the thieves for it on top. */
+		/*
+		 * The last job: race the thieves for it on top.
+		 * (litmus/deque-pop-steal-last.litmus)
+		 */
 		if (!try_cmpxchg(&dq->top, &t, t + 1))
 			slot = 0;
 		/* Restored with release, as above. */

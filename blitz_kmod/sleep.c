@@ -33,7 +33,9 @@
  * the sleeping count. Because the sleeper holds that lock from before it
  * counts itself (step 2) until it blocks (step 6), a waker that saw it in
  * the count cannot miss it, and the count never includes a worker nobody
- * can wake.
+ * can wake (litmus/wake-worker-lock.litmus). A poster that finds the
+ * sleeper already woken by someone else leaves its job to that sleeper,
+ * which looks again (litmus/woken-sleeper-finds.litmus).
  *
  * Why nothing is lost. A job posted after a worker announced sleepy makes
  * the JEC differ from the worker's snapshot, so step 4 catches it, or the
@@ -125,7 +127,12 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 	do {
 		c = blitz_counters_load(&pool->counters);
 		if (blitz_jec(c) != idle->jec) {
-			/* A job was posted since we got sleepy: look again. */
+			/*
+			 * A job was posted since we got sleepy: look again.
+			 * The latch's cmpxchg orders that look after the
+			 * poster's JEC update.
+			 * (litmus/jec-moved-look-again.litmus)
+			 */
 			idle->rounds = BLITZ_ROUNDS_UNTIL_SLEEPY;
 			blitz_latch_wake_up(latch);
 			raw_spin_unlock_irq(&w->sleep_lock);
@@ -194,7 +201,8 @@ void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 /*
  * Wake @w if it is asleep. Returns whether it was. Takes the sleeper's
  * lock, which makes the is_blocked check and the count decrement atomic
- * with respect to the sleeper's steps 2-6. Any context.
+ * with respect to the sleeper's steps 2-6 (litmus/wake-worker-lock.litmus).
+ * Any context.
  */
 bool blitz_wake_worker(struct blitz_worker *w)
 {
