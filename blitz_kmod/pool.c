@@ -140,8 +140,11 @@ static void blitz_map_cpus(struct blitz_pool *pool)
  * Return: the pool; ERR_PTR(-EINVAL) for a NULL or empty name, a name
  * longer than 63 characters or with characters other than letters, digits,
  * '.', '_' and '-', the names "." and "..", or more workers than possible
- * CPUs; ERR_PTR(-EEXIST) for a name already in use; ERR_PTR(-ENOMEM), or
- * the error debugfs gave for the pool's directory.
+ * CPUs; ERR_PTR(-EEXIST) for a name already in use; ERR_PTR(-ENOMEM);
+ * the error kthread creation gave for a worker (copy_process() gives
+ * -EAGAIN for some allocation failures; -EINTR if the caller was killed
+ * meanwhile); or the error debugfs gave for the pool's directory. A
+ * failed create leaves nothing behind: the name is free again.
  */
 struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 {

@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest test (TAP), for the debug kernel: fault injection into
+# blitz_pool_create(). failslab is armed for sleeping allocations, quietly;
+# blitz_faults.ko then fails the n-th fault point of the creating task and
+# of kthreadd, n = 1, 2, ..., and checks every error (see its comment).
+# debug_leaks.sh, which runs next, scans for what the failures leaked.
+
+FS=/sys/kernel/debug/failslab
+n=0
+failed=0
+
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+
+fs_set() {
+	echo "$2" > "$FS/$1"
+}
+
+echo "TAP version 13"
+echo "1..4"
+
+# fail-nth alone picks the failures: probability 0 injects nothing else.
+fs_set ignore-gfp-wait N && fs_set verbose 0 && fs_set probability 0
+ok $? "failslab armed for GFP_KERNEL, quiet"
+
+insmod /modules/blitz.ko
+ok $? "insmod blitz.ko"
+
+seen=$(dmesg | wc -l)
+insmod /modules/blitz_faults.ko
+rc=$?
+dmesg | tail -n +$((seen + 1)) | grep 'blitz_faults:' | sed 's/^\[[^]]*\] /# /'
+ok $rc "every injected fault gives its documented result"
+[ $rc = 0 ] && rmmod blitz_faults
+
+fs_set ignore-gfp-wait Y
+rmmod blitz
+ok $? "rmmod blitz"
+
+echo "# $((n - failed)) passed, $failed failed"
+[ $failed = 0 ]
