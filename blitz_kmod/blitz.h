@@ -3,6 +3,7 @@
  * blitz: what the executor's files share.
  *
  *   deque.h     Chase-Lev deque, one per worker
+ *   inject.h    the injection queue, one per worker
  *   counters.h  the packed sleep counter word, one per pool
  *   latch.h     the core latch a worker waits on
  *   sleep.c     the sleep protocol: idle rounds, sleeping, waking
@@ -27,6 +28,7 @@
 
 #include "counters.h"
 #include "deque.h"
+#include "inject.h"
 #include "latch.h"
 #include "race.h"
 
@@ -55,7 +57,7 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  * @origin: the blitz_call() whose function the worker is running, directly
  *	    or through joins, or NULL; see join.c
  * @inject: jobs submitted from outside the pool on CPUs mapped to this
- *	    worker; any worker may take them
+ *	    worker; any worker may take them (inject.h)
  * @sleep_lock: serialises the sleeper with its wakers (raw: wakers may
  *		run in hard interrupt context, also on PREEMPT_RT)
  * @is_blocked: the worker is asleep and counted in the sleeping field;
@@ -71,7 +73,7 @@ struct blitz_worker {
 	u64 rng;
 	struct blitz_latch stop;
 	struct blitz_call_frame *origin;
-	struct llist_head inject ____cacheline_aligned_in_smp;
+	struct blitz_inject inject ____cacheline_aligned_in_smp;
 	raw_spinlock_t sleep_lock ____cacheline_aligned_in_smp;
 	bool is_blocked;
 	u64 stats[BLITZ_NR_STATS] ____cacheline_aligned_in_smp;
@@ -108,6 +110,12 @@ extern struct blitz_pool *blitz_default_pool;
 
 /* Every job starts with at least this much stack left. */
 #define BLITZ_JOB_STACK		(THREAD_SIZE / 2)
+
+/*
+ * Injected jobs a worker takes at a time: it runs one and pushes the rest
+ * for thieves. As crossbeam's injector does; at most the deque's size.
+ */
+#define BLITZ_INJECT_BATCH	32
 
 /* The longest pool name: [A-Za-z0-9._-], not "." or "..". */
 #define BLITZ_POOL_NAME_MAX	63

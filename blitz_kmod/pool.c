@@ -75,7 +75,7 @@ static int blitz_create_worker(struct blitz_pool *pool, unsigned int i,
 	w->cpu = cpu;
 	w->rng = get_random_u64() | 1;
 	blitz_latch_init(&w->stop);
-	init_llist_head(&w->inject);
+	blitz_inject_init(&w->inject);
 	raw_spin_lock_init(&w->sleep_lock);
 
 	task = kthread_create_on_node(blitz_worker_fn, w, cpu_to_node(cpu),
@@ -253,7 +253,8 @@ void blitz_inject(struct blitz_pool *pool, struct blitz_job *job)
 {
 	/* Any CPU will do; ours keeps the list's cache line local. */
 	unsigned int i = pool->cpu_worker[raw_smp_processor_id()];
-	bool was_empty = llist_add(&job->node, &pool->workers[i]->inject);
+	bool was_empty = blitz_inject_add(&pool->workers[i]->inject,
+					  &job->node);
 
 	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
 	blitz_new_jobs(pool, 1, was_empty, i);

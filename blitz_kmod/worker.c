@@ -77,59 +77,46 @@ bool blitz_has_work(struct blitz_pool *pool)
 
 	for (i = 0; i < pool->nr_workers; i++) {
 		w = pool->workers[i];
-		if (!llist_empty(&w->inject) || !blitz_deque_empty(&w->deque))
+		if (!blitz_inject_empty(&w->inject) ||
+		    !blitz_deque_empty(&w->deque))
 			return true;
 	}
 	return false;
 }
 
 /*
- * Run the first job of an injected batch; push the others on our deque,
- * where idle workers can steal them. What does not fit goes back.
+ * Take a batch of the oldest injected jobs, from our own queue first (it
+ * is fed from our CPU): run the oldest, push the others on our deque,
+ * where idle workers can steal them. They go newest first, so that we pop
+ * them oldest first. The deque is empty (we found nothing on it), and a
+ * batch is smaller than the deque: every push succeeds.
  */
-static struct blitz_job *blitz_take_batch(struct blitz_worker *w,
-					  struct llist_node *first)
-{
-	struct blitz_pool *pool = w->pool;
-	bool was_empty = blitz_deque_empty(&w->deque);
-	struct llist_node *pos, *next, *last;
-	unsigned int pushed = 0, back = 0;
-
-	for (pos = first->next; pos; pos = next) {
-		/* Once pushed, the job may run and be reused at once. */
-		next = pos->next;
-		if (!blitz_deque_push(&w->deque,
-				      llist_entry(pos, struct blitz_job, node)))
-			break;
-		pushed++;
-	}
-	if (pos) {
-		for (last = pos, back = 1; last->next; last = last->next)
-			back++;
-		blitz_new_jobs(pool, back,
-			       llist_add_batch(pos, last, &w->inject), w->index);
-	}
-	if (pushed)
-		blitz_new_jobs(pool, pushed, was_empty, w->index + 1);
-	blitz_stat_add(w, BLITZ_STAT_INJECTED, 1 + pushed);
-	return llist_entry(first, struct blitz_job, node);
-}
-
 static struct blitz_job *blitz_take_injected(struct blitz_worker *w)
 {
 	struct blitz_pool *pool = w->pool;
-	unsigned int n = pool->nr_workers, i, v = w->index;
-	struct llist_node *list;
+	unsigned int n = pool->nr_workers, i, v = w->index, pushed = 0;
+	struct llist_node *batch = NULL, *pos, *next;
 
-	/* Our own list first: it is fed from our CPU. */
-	for (i = 0; i < n; i++, v = v + 1 == n ? 0 : v + 1) {
-		if (llist_empty(&pool->workers[v]->inject))
-			continue;
-		list = llist_del_all(&pool->workers[v]->inject);
-		if (list)
-			return blitz_take_batch(w, llist_reverse_order(list));
+	BUILD_BUG_ON(BLITZ_INJECT_BATCH > BLITZ_DEQUE_SLOTS);
+	for (i = 0; i < n && !batch; i++, v = v + 1 == n ? 0 : v + 1) {
+		if (!blitz_inject_empty(&pool->workers[v]->inject))
+			batch = blitz_inject_take(&pool->workers[v]->inject,
+						  BLITZ_INJECT_BATCH);
 	}
-	return NULL;
+	if (!batch)
+		return NULL;
+
+	for (pos = llist_reverse_order(batch->next); pos; pos = next) {
+		/* Once pushed, the job may run and be reused at once. */
+		next = pos->next;
+		blitz_deque_push(&w->deque,
+				 llist_entry(pos, struct blitz_job, node));
+		pushed++;
+	}
+	if (pushed)
+		blitz_new_jobs(pool, pushed, true, w->index + 1);
+	blitz_stat_add(w, BLITZ_STAT_INJECTED, 1 + pushed);
+	return llist_entry(batch, struct blitz_job, node);
 }
 
 static struct blitz_job *blitz_find_work(struct blitz_worker *w)

@@ -176,7 +176,7 @@ static void pool_test_leaving_idle_wakes(struct kunit *test)
 		w[i] = kunit_kzalloc(test, sizeof(*w[i]), GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, w[i]);
 		blitz_deque_init(&w[i]->deque);
-		init_llist_head(&w[i]->inject);
+		blitz_inject_init(&w[i]->inject);
 		raw_spin_lock_init(&w[i]->sleep_lock);
 		w[i]->pool = pool;
 		w[i]->index = i;
@@ -189,7 +189,7 @@ static void pool_test_leaving_idle_wakes(struct kunit *test)
 			  blitz_try_add_sleeping(&pool->counters,
 						 blitz_counters_load(&pool->counters)));
 	w[1]->is_blocked = true;
-	llist_add(&j.job.node, &w[0]->inject);
+	blitz_inject_add(&w[0]->inject, &j.job.node);
 
 	/* Worker 0 leaves without the job (its latch was set). */
 	blitz_idle_work_found(w[0]);
@@ -214,7 +214,7 @@ static void race_busy_func(struct blitz_job *job)
 	struct race_submit *r = container_of(job, struct race_submit, busy);
 	unsigned long deadline = jiffies + 10 * HZ;
 
-	while (llist_empty(&r->pool->workers[0]->inject) &&
+	while (blitz_inject_empty(&r->pool->workers[0]->inject) &&
 	       time_before(jiffies, deadline))
 		usleep_range(10, 20);
 }

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The injection queue: jobs submitted from outside a pool. Each worker has
+ * one, fed by the CPUs mapped to that worker; any worker may drain it.
+ *
+ * Producers (blitz_submit(), any context but NMI) push on a lock-free
+ * llist: one cmpxchg, O(1). Takers (workers, in task context) take the
+ * oldest jobs, a batch of at most a given size, under a raw spinlock that
+ * producers never touch. The llist hands its jobs over newest first; a
+ * taker that finds the backlog empty moves the whole llist there,
+ * reversed, and then every taker cuts its batch off the backlog's head.
+ * Each job is reversed once and cut once: O(1) per job, whatever the
+ * backlog. The llist is emptied only when the backlog is, so jobs leave in
+ * the order they came (FIFO per submitting CPU) and none is overtaken for
+ * ever.
+ *
+ * A taker holds the lock for at most one batch: the walk to its end.
+ */
+#ifndef _BLITZ_INJECT_H
+#define _BLITZ_INJECT_H
+
+#include <linux/cache.h>
+#include <linux/compiler.h>
+#include <linux/llist.h>
+#include <linux/spinlock.h>
+
+/**
+ * struct blitz_inject - an injection queue
+ * @list: where producers push, newest first
+ * @lock: serialises the takers
+ * @backlog: jobs moved off @list, oldest first; written under @lock
+ *
+ * @list and the takers' fields live on cache lines of their own.
+ */
+struct blitz_inject {
+	struct llist_head list;
+	raw_spinlock_t lock ____cacheline_aligned_in_smp;
+	struct llist_node *backlog;
+};
+
+static inline void blitz_inject_init(struct blitz_inject *q)
+{
+	init_llist_head(&q->list);
+	raw_spin_lock_init(&q->lock);
+	q->backlog = NULL;
+}
+
+/*
+ * Queue @node. Fully ordered (llist_add()'s cmpxchg): whoever takes the
+ * node sees what was written before. Returns whether @q's list was empty.
+ * Any context but NMI.
+ */
+static inline bool blitz_inject_add(struct blitz_inject *q,
+				    struct llist_node *node)
+{
+	return llist_add(node, &q->list);
+}
+
+/*
+ * Whether @q looks empty. A lockless look; a job moving from the list to
+ * the backlog may be missed, but only by others than the taker moving it,
+ * which then runs it or pushes it where it can be stolen.
+ */
+static inline bool blitz_inject_empty(struct blitz_inject *q)
+{
+	return !READ_ONCE(q->backlog) && llist_empty(&q->list);
+}
+
+/*
+ * Take the oldest jobs of @q, at most @max (at least 1): they come
+ * oldest first, NULL-terminated. NULL when @q is empty. Task context.
+ */
+static inline struct llist_node *blitz_inject_take(struct blitz_inject *q,
+						   unsigned int max)
+{
+	struct llist_node *first, *last;
+
+	/*
+	 * The lock hands on to us what the taker that moved the jobs saw of
+	 * them: its fully ordered llist_del_all() read the producers'
+	 * fully ordered llist_add(). (litmus/inject-backlog-handoff.litmus)
+	 */
+	raw_spin_lock(&q->lock);
+	first = q->backlog;
+	if (!first)
+		first = llist_reverse_order(llist_del_all(&q->list));
+	if (first) {
+		for (last = first; --max && last->next; last = last->next)
+			;
+		WRITE_ONCE(q->backlog, last->next);
+		last->next = NULL;
+	}
+	raw_spin_unlock(&q->lock);
+	return first;
+}
+
+#endif /* _BLITZ_INJECT_H */
