@@ -14,6 +14,10 @@
  *   tree      binary-tree sum, 1023 nodes and 2^tree_log2 nodes
  *   submit    submit throughput: no-op jobs from one thread outside the
  *             pool, vs queue_work() on system_wq and system_unbound_wq
+ *   burst     a burst of burst_jobs no-op jobs from one thread in a tight
+ *             loop, no yields (as users write it), until all have run:
+ *             ns per job, blitz, system_wq and system_unbound_wq
+ *             interleaved, reps times each; median, min and max
  *   pfor      parallel_for over a compute-bound loop at several grains,
  *             vs N work items on system_unbound_wq + completion, vs
  *             sequential
@@ -49,6 +53,12 @@ static unsigned int tree_log2 = 24;
 module_param(tree_log2, uint, 0444);
 static unsigned int submit_jobs = 1000000;
 module_param(submit_jobs, uint, 0444);
+static unsigned int burst_jobs = 200000;
+module_param(burst_jobs, uint, 0444);
+#define BENCH_MAX_REPS	15
+static unsigned int reps = 5;
+module_param(reps, uint, 0444);
+MODULE_PARM_DESC(reps, "interleaved repetitions of burst (at most 15)");
 static unsigned int pfor_n = 1 << 16;
 module_param(pfor_n, uint, 0444);
 static unsigned int pfor_work = 500;
@@ -237,15 +247,20 @@ static void noop_work(struct work_struct *work)
 	noop_done_one();
 }
 
-static u64 submit_rate(struct noop *jobs, int how)
+/*
+ * Submit @nr no-op jobs (how: 0 blitz, 1 system_wq, 2 system_unbound_wq),
+ * yielding every 4096 or never, and wait until all have run. Returns ns.
+ */
+static u64 submit_run(struct noop *jobs, unsigned int nr, int how,
+		      bool yield)
 {
 	unsigned int i;
-	u64 t0, t;
+	u64 t0;
 
-	atomic_set(&noop_left, submit_jobs);
+	atomic_set(&noop_left, nr);
 	reinit_completion(&noop_done);
 	t0 = ktime_get_ns();
-	for (i = 0; i < submit_jobs; i++) {
+	for (i = 0; i < nr; i++) {
 		switch (how) {
 		case 0:
 			blitz_job_init(&jobs[i].job, noop_job);
@@ -260,12 +275,17 @@ static u64 submit_rate(struct noop *jobs, int how)
 			queue_work(system_unbound_wq, &jobs[i].work);
 			break;
 		}
-		if (!(i % 4096))
+		if (yield && !(i % 4096))
 			cond_resched();
 	}
 	wait_for_completion(&noop_done);
-	t = ktime_get_ns() - t0;
-	return (u64)submit_jobs * NSEC_PER_SEC / max(t, 1ULL);
+	return max(ktime_get_ns() - t0, 1ULL);
+}
+
+static u64 submit_rate(struct noop *jobs, int how)
+{
+	return (u64)submit_jobs * NSEC_PER_SEC /
+	       submit_run(jobs, submit_jobs, how, true);
 }
 
 static void bench_submit(void)
@@ -283,6 +303,50 @@ static void bench_submit(void)
 	report("submit", "system_unbound_wq_jobs_per_s", unbound, "1/s");
 	report("submit", "blitz_vs_system_wq_x100", blitz * 100 / max(wq, 1ULL),
 	       "x/100");
+	vfree(jobs);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void bench_burst(void)
+{
+	static const char * const names[] = {
+		"blitz", "system_wq", "system_unbound_wq"
+	};
+	unsigned int nr = clamp(reps, 1U, (unsigned int)BENCH_MAX_REPS);
+	u64 ns[ARRAY_SIZE(names)][BENCH_MAX_REPS], med[ARRAY_SIZE(names)];
+	struct noop *jobs = vcalloc(burst_jobs, sizeof(*jobs));
+	char variant[48];
+	unsigned int r, how;
+
+	if (!jobs || !burst_jobs)
+		goto out;
+	/* Interleaved, A B C A B C ...: drift hits every variant alike. */
+	for (r = 0; r < nr; r++)
+		for (how = 0; how < ARRAY_SIZE(names); how++)
+			ns[how][r] = submit_run(jobs, burst_jobs, how, false) /
+				     burst_jobs;
+	for (how = 0; how < ARRAY_SIZE(names); how++) {
+		sort(ns[how], nr, sizeof(u64), cmp_u64, NULL);
+		med[how] = ns[how][nr / 2];
+		snprintf(variant, sizeof(variant), "%s_ns_per_job_median",
+			 names[how]);
+		report("burst", variant, med[how], "ns");
+		snprintf(variant, sizeof(variant), "%s_ns_per_job_min",
+			 names[how]);
+		report("burst", variant, ns[how][0], "ns");
+		snprintf(variant, sizeof(variant), "%s_ns_per_job_max",
+			 names[how]);
+		report("burst", variant, ns[how][nr - 1], "ns");
+	}
+	report("burst", "blitz_vs_system_wq_x100",
+	       med[1] * 100 / max(med[0], 1ULL), "x/100");
+out:
 	vfree(jobs);
 }
 
@@ -401,13 +465,6 @@ static void stamp_work(struct work_struct *work)
 
 	s->started = ktime_get_ns();
 	complete(&s->done);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static void wake_latency(bool wq, u64 *lat)
@@ -560,6 +617,7 @@ static const struct {
 	{ "fib", bench_fib },
 	{ "tree", bench_tree },
 	{ "submit", bench_submit },
+	{ "burst", bench_burst },
 	{ "pfor", bench_pfor },
 	{ "wake", bench_wake },
 	{ "idle", bench_idle },
