@@ -7,18 +7,8 @@
 # Runs under busybox sh inside the guest.
 
 DBG=/sys/kernel/debug/blitz/default
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=selftests/lib.sh
+. /selftests/lib.sh
 
 # run_selftest ARGS...: load the client module; its TAP lines go to dmesg.
 run_selftest() {
@@ -126,4 +116,4 @@ ok $? "load after hotplug"
 rmmod blitz
 ok $? "rmmod blitz drains and unloads"
 
-[ $failed = 0 ]
+tap_end

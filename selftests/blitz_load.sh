@@ -7,18 +7,8 @@
 
 KO=${BLITZ_KO:-/modules/blitz.ko}
 ROUNDS=20
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=selftests/lib.sh
+. /selftests/lib.sh
 
 echo "TAP version 13"
 echo "1..5"
@@ -45,5 +35,4 @@ while [ $i -lt $ROUNDS ]; do
 done
 ok $bad "load/unload $ROUNDS times"
 
-echo "# $((n - failed)) passed, $failed failed"
-[ $failed = 0 ]
+tap_end

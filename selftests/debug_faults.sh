@@ -8,18 +8,8 @@
 # debug_leaks.sh, which runs next, scans for what the failures leaked.
 
 FS=/sys/kernel/debug/failslab
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=selftests/lib.sh
+. /selftests/lib.sh
 
 fs_set() {
 	echo "$2" > "$FS/$1"
@@ -46,5 +36,4 @@ fs_set ignore-gfp-wait Y
 rmmod blitz
 ok $? "rmmod blitz"
 
-echo "# $((n - failed)) passed, $failed failed"
-[ $failed = 0 ]
+tap_end

@@ -9,18 +9,8 @@
 
 KML=/sys/kernel/debug/kmemleak
 CYCLES=100
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=selftests/lib.sh
+. /selftests/lib.sh
 
 scan() {
 	echo scan > $KML
@@ -58,5 +48,4 @@ head -n 60 $KML | sed 's/^/# /'
 [ "$leaks" = 0 ]
 ok $? "kmemleak: nothing leaked"
 
-echo "# $((n - failed)) passed, $failed failed"
-[ $failed = 0 ]
+tap_end

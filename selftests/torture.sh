@@ -7,18 +7,8 @@
 # tools/check's torture stage runs it through selftests/run.
 
 SECS=${BLITZ_TORTURE_SECS:-60}
-n=0
-failed=0
-
-ok() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
+# shellcheck source=selftests/lib.sh
+. /selftests/lib.sh
 
 echo "TAP version 13"
 echo "1..4"
@@ -47,12 +37,11 @@ if [ $pass != 0 ]; then
 	dmesg -n 8
 	echo t > /proc/sysrq-trigger
 	ok 1 "rmmod blitz"
-	echo "# $((n - failed)) passed, $failed failed"
+	tap_end
 	exit 1
 fi
 rmmod blitz_torture
 rmmod blitz
 ok $? "rmmod blitz"
 
-echo "# $((n - failed)) passed, $failed failed"
-[ $failed = 0 ]
+tap_end
