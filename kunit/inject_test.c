@@ -261,4 +261,5 @@ static struct kunit_suite inject_test_suite = {
 	.name = "blitz_inject",
 	.test_cases = inject_test_cases,
 };
+
 kunit_test_suite(inject_test_suite);

@@ -62,8 +62,14 @@ static void counted_func(struct blitz_job *job)
 		struct counted_job *child = &c->jobs[get_random_u32_below(c->nr)];
 
 		cj->children--;
-		if (!blitz_submit(c->pool, &child->job))
-			atomic_long_inc(&c->submitted);
+		/*
+		 * Counted before it is queued: the child may run, and be
+		 * counted as executed, before blitz_submit() returns, and
+		 * the test must not see everything executed while we run.
+		 */
+		atomic_long_inc(&c->submitted);
+		if (blitz_submit(c->pool, &child->job))
+			atomic_long_dec(&c->submitted);
 	}
 	/* Last: once counted, the test may free everything. */
 	atomic_long_inc(&c->executed);
