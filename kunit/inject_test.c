@@ -14,7 +14,6 @@
 struct inject_item {
 	struct llist_node node;
 	unsigned int producer;
-	unsigned int seq;
 };
 
 static struct inject_item *inject_item(struct llist_node *node)
