@@ -14,7 +14,11 @@
  * the order they came (FIFO per submitting CPU) and none is overtaken for
  * ever.
  *
- * A taker holds the lock for at most one batch: the walk to its end.
+ * A taker holds the lock for one batch, a walk of at most its size, and,
+ * when it refills the backlog, for the reversal of the list: a walk of
+ * every job queued since the last refill, each job's one reversal. The
+ * lock is raw, so after a burst that walk is one long non-preemptible
+ * section for the taker (never for a producer).
  */
 #ifndef _BLITZ_INJECT_H
 #define _BLITZ_INJECT_H
