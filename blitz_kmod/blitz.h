@@ -24,6 +24,7 @@
 #include <linux/percpu-refcount.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/swait.h>
 #include <linux/types.h>
 
 #include "counters.h"
@@ -58,10 +59,11 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  *	    or through joins, or NULL; see join.c
  * @inject: jobs submitted from outside the pool on CPUs mapped to this
  *	    worker; any worker may take them (inject.h)
- * @sleep_lock: serialises the sleeper with its wakers (raw: wakers may
- *		run in hard interrupt context, also on PREEMPT_RT)
- * @is_blocked: the worker is asleep and counted in the sleeping field;
- *		cleared by the waker, under @sleep_lock
+ * @idle_wait: where the worker sleeps in the sleep protocol (a simple wait
+ *	       queue: raw lock, wakers may run in hard interrupt context,
+ *	       also on PREEMPT_RT)
+ * @woken: a waker claimed the worker in &blitz_pool.sleepers and
+ *	   subtracted it from the sleeping count; reset by the worker
  * @stats: counters written only by this worker
  */
 struct blitz_worker {
@@ -74,14 +76,16 @@ struct blitz_worker {
 	struct blitz_latch stop;
 	struct blitz_call_frame *origin;
 	struct blitz_inject inject ____cacheline_aligned_in_smp;
-	raw_spinlock_t sleep_lock ____cacheline_aligned_in_smp;
-	bool is_blocked;
+	struct swait_queue_head idle_wait ____cacheline_aligned_in_smp;
+	bool woken;
 	u64 stats[BLITZ_NR_STATS] ____cacheline_aligned_in_smp;
 };
 
 /**
  * struct blitz_pool - a set of workers sharing jobs
  * @counters: the sleep protocol's counter word
+ * @sleepers: bitmap of the workers asleep in the sleep protocol, by index,
+ *	      for wakers to find and claim (sleep.c)
  * @live: one reference per accepted job not yet finished; killed when the
  *	  pool is being destroyed, so that outside submissions fail
  * @drained: completed when @live drops to zero after the kill
@@ -95,6 +99,7 @@ struct blitz_worker {
  */
 struct blitz_pool {
 	struct blitz_counters counters ____cacheline_aligned_in_smp;
+	unsigned long *sleepers;
 	struct percpu_ref live ____cacheline_aligned_in_smp;
 	struct completion drained;
 	bool shutdown;
@@ -131,7 +136,7 @@ void blitz_idle_work_found(struct blitz_worker *w);
 void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 			      struct blitz_latch *latch);
 void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
-		    bool queue_was_empty, unsigned int near);
+		    unsigned int near);
 bool blitz_wake_worker(struct blitz_worker *w);
 void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 		       bool (*ready)(void *arg), void *arg, unsigned int state);

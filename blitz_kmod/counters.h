@@ -17,8 +17,9 @@
  * and successful cmpxchg), as the protocol in sleep.c requires; loads are
  * relaxed unless said otherwise.
  *
- * Sleeping is decremented by the waker, under the sleeper's lock, never by
- * the sleeper itself: see sleep.c.
+ * Sleeping is decremented by whoever claims the sleeper's bit in the
+ * pool's sleepers bitmap: a waker, or the sleeper itself when it did not
+ * sleep or was stopped. See sleep.c.
  */
 #ifndef _BLITZ_COUNTERS_H
 #define _BLITZ_COUNTERS_H
@@ -49,6 +50,12 @@ static inline unsigned int blitz_inactive(u64 c)
 	return (c >> 16) & 0xffff;
 }
 
+/* Workers looking for work, awake: inactive and not asleep. */
+static inline unsigned int blitz_awake_idle(u64 c)
+{
+	return blitz_inactive(c) - min(blitz_inactive(c), blitz_sleeping(c));
+}
+
 static inline u32 blitz_jec(u64 c)
 {
 	return c >> 32;
@@ -77,14 +84,12 @@ static inline void blitz_add_inactive(struct blitz_counters *ctr)
 }
 
 /*
- * A looking worker found work. Returns how many sleepers it should wake
- * to help (at most 2): the wake cascade that spreads a burst of work.
+ * A looking worker stops looking, with work or not. Returns the word as
+ * this call left it, for the wake cascade in sleep.c.
  */
-static inline unsigned int blitz_sub_inactive(struct blitz_counters *ctr)
+static inline u64 blitz_sub_inactive(struct blitz_counters *ctr)
 {
-	u64 old = atomic64_fetch_sub(BLITZ_ONE_INACTIVE, &ctr->word);
-
-	return min(blitz_sleeping(old), 2U);
+	return atomic64_sub_return(BLITZ_ONE_INACTIVE, &ctr->word);
 }
 
 /*
@@ -97,8 +102,8 @@ static inline bool blitz_try_add_sleeping(struct blitz_counters *ctr, u64 old)
 }
 
 /*
- * Called by the waker, which holds the sleeper's lock. Fully ordered: the
- * woken sleeper then sees the job of a poster that counted on it
+ * Called by whoever claimed the sleeper's bit. Fully ordered: a woken
+ * sleeper then sees the job of a poster that counted on it
  * (litmus/woken-sleeper-finds.litmus).
  */
 static inline void blitz_sub_sleeping(struct blitz_counters *ctr)

@@ -51,13 +51,12 @@ static inline void blitz_inject_init(struct blitz_inject *q)
 
 /*
  * Queue @node. Fully ordered (llist_add()'s cmpxchg): whoever takes the
- * node sees what was written before. Returns whether @q's list was empty.
- * Any context but NMI.
+ * node sees what was written before. Any context but NMI.
  */
-static inline bool blitz_inject_add(struct blitz_inject *q,
+static inline void blitz_inject_add(struct blitz_inject *q,
 				    struct llist_node *node)
 {
-	return llist_add(node, &q->list);
+	llist_add(node, &q->list);
 }
 
 /*

@@ -218,10 +218,8 @@ static void blitz_join_worker(struct blitz_worker *w,
 		.arg = b_arg,
 	};
 	struct blitz_job *job;
-	bool was_empty;
 
 	blitz_latch_init(&f.latch);
-	was_empty = blitz_deque_empty(&w->deque);
 	if (WARN_ONCE(blitz_stack_below(BLITZ_STACK_RESERVE),
 		      "blitz: joins nested too deep, running them inline\n") ||
 	    !blitz_deque_push_frame(&w->deque, &f.job)) {
@@ -230,7 +228,7 @@ static void blitz_join_worker(struct blitz_worker *w,
 		b(b_arg);
 		return;
 	}
-	blitz_new_jobs(w->pool, 1, was_empty, w->index + 1);
+	blitz_new_jobs(w->pool, 1, w->index + 1);
 
 	a(a_arg);
 	blitz_race_window(BLITZ_RACE_JOIN_POP);

@@ -6,6 +6,7 @@
  * Lock order: cpus_read_lock() -> blitz_pools_lock. The hotplug callbacks
  * run with the hotplug lock held and take blitz_pools_lock.
  */
+#include <linux/bitmap.h>
 #include <linux/cpu.h>
 #include <linux/ctype.h>
 #include <linux/cpuhotplug.h>
@@ -76,7 +77,7 @@ static int blitz_create_worker(struct blitz_pool *pool, unsigned int i,
 	w->rng = get_random_u64() | 1;
 	blitz_latch_init(&w->stop);
 	blitz_inject_init(&w->inject);
-	raw_spin_lock_init(&w->sleep_lock);
+	init_swait_queue_head(&w->idle_wait);
 
 	task = kthread_create_on_node(blitz_worker_fn, w, cpu_to_node(cpu),
 				      "blitz/%s/%u", pool->name, i);
@@ -112,6 +113,7 @@ static void blitz_free_pool(struct blitz_pool *pool, unsigned int nr_started)
 		kfree(w);
 	}
 	percpu_ref_exit(&pool->live);
+	bitmap_free(pool->sleepers);
 	kfree(pool->cpu_worker);
 	kfree(pool->name);
 	kfree(pool);
@@ -173,8 +175,10 @@ struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 	pool->name = kstrdup(name, GFP_KERNEL);
 	pool->cpu_worker = kcalloc(nr_cpu_ids, sizeof(*pool->cpu_worker),
 				   GFP_KERNEL);
-	if (!pool->name || !pool->cpu_worker ||
+	pool->sleepers = bitmap_zalloc(nr_workers, GFP_KERNEL);
+	if (!pool->name || !pool->cpu_worker || !pool->sleepers ||
 	    percpu_ref_init(&pool->live, blitz_pool_release, 0, GFP_KERNEL)) {
+		bitmap_free(pool->sleepers);
 		kfree(pool->cpu_worker);
 		kfree(pool->name);
 		kfree(pool);
@@ -253,11 +257,10 @@ void blitz_inject(struct blitz_pool *pool, struct blitz_job *job)
 {
 	/* Any CPU will do; ours keeps the list's cache line local. */
 	unsigned int i = pool->cpu_worker[raw_smp_processor_id()];
-	bool was_empty = blitz_inject_add(&pool->workers[i]->inject,
-					  &job->node);
 
+	blitz_inject_add(&pool->workers[i]->inject, &job->node);
 	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
-	blitz_new_jobs(pool, 1, was_empty, i);
+	blitz_new_jobs(pool, 1, i);
 }
 
 /**
@@ -282,7 +285,6 @@ void blitz_inject(struct blitz_pool *pool, struct blitz_job *job)
 int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 {
 	struct blitz_worker *w;
-	bool was_empty;
 
 	if (!job || !job->func || WARN_ON_ONCE(in_nmi()))
 		return -EINVAL;
@@ -314,9 +316,8 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 	}
 
 	if (w) {
-		was_empty = blitz_deque_empty(&w->deque);
 		if (blitz_deque_push(&w->deque, job)) {
-			blitz_new_jobs(pool, 1, was_empty, w->index + 1);
+			blitz_new_jobs(pool, 1, w->index + 1);
 			return 0;
 		}
 		blitz_stat_inc(w, BLITZ_STAT_OVERFLOWS);

@@ -19,7 +19,8 @@
 
 enum blitz_race {
 	BLITZ_RACE_INJECT_WAKE,		/* job injected, poster not yet waking */
-	BLITZ_RACE_SLEEP_LOOK,		/* sleeper counted, last look not taken */
+	BLITZ_RACE_SLEEP_BITMAP,	/* sleeper counted, not in the bitmap */
+	BLITZ_RACE_SLEEP_LOOK,		/* sleeper in the bitmap, no last look */
 	BLITZ_RACE_LATCH_EXIT,		/* waiter saw its latch, not yet active */
 	BLITZ_RACE_JOIN_POP,		/* b pushed and a run, b not yet popped */
 	BLITZ_RACE_JOIN_DONE,		/* stolen b ran, its latch not yet set */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The sleep protocol: when an idle worker may sleep, and whom a job poster
- * wakes. It follows Rayon's (rayon-core/src/sleep), on kernel primitives.
+ * wakes. It follows Rayon's (rayon-core/src/sleep), on kernel primitives:
+ * the pool's packed counter word (counters.h), a bitmap of the workers a
+ * waker can find asleep, and a simple wait queue (swait) per worker.
  *
  * An idle worker goes through rounds: each round looks for work once
  * (worker.c) and, finding none, calls blitz_idle_no_work_found():
@@ -13,47 +15,66 @@
  *   round 33      look once more
  *   then          sleep, unless the latch was set or the JEC moved
  *
- * Sleeping, on the worker's stop latch and its sleep_lock (joiners and
- * callers sleep on their own latches, outside the protocol; see the end):
+ * Sleeping, on the worker's stop latch (joiners and callers sleep on their
+ * own latches, outside the protocol; see the end):
  *
  *   1. latch UNSET -> SLEEPY               (fails if set: back to work)
- *   2. take the worker's sleep_lock
- *   3. latch SLEEPY -> SLEEPING            (fails if set: back to work)
- *   4. if the JEC moved since round 32, a job was posted that our last
+ *   2. latch SLEEPY -> SLEEPING            (fails if set: back to work)
+ *   3. if the JEC moved since round 32, a job was posted that our last
  *      look may have missed: latch -> UNSET, back to round 32;
  *      else cmpxchg sleeping += 1 (retry if the word changed)
- *   5. smp_mb(), then look at every deque and injection list: if one is
- *      not empty undo the sleeping count ourselves and go back to work
- *   6. is_blocked = true; wait in TASK_IDLE until a waker clears it
+ *   4. set our bit in the pool's sleepers bitmap: wakers can find us
+ *   5. smp_mb(), then look at every deque and injection queue, with
+ *      interrupts on; if one is not empty, do not sleep
+ *   6. else wait in TASK_IDLE on our swait queue until a waker says it
+ *      woke us, or the latch is set
+ *   7. take our bit back if it is still set; if a waker took it, wait
+ *      until it says so
  *
- * A poster (blitz_new_jobs()) makes the JEC odd if it was even, reads the
- * counts from the same atomic operation, and wakes sleepers if no awake
- * idle worker is left to find the job. A waker takes the sleeper's lock,
- * and only if is_blocked is set clears it, wakes the task and decrements
- * the sleeping count. Because the sleeper holds that lock from before it
- * counts itself (step 2) until it blocks (step 6), a waker that saw it in
- * the count cannot miss it, and the count never includes a worker nobody
- * can wake (litmus/wake-worker-lock.litmus). A poster that finds the
- * sleeper already woken by someone else leaves its job to that sleeper,
- * which looks again (litmus/woken-sleeper-finds.litmus).
+ * A poster (blitz_new_jobs()) makes the JEC odd if it was even and reads
+ * the counts from the same atomic operation. If no awake idle worker is
+ * left to find its jobs, it wakes sleepers: it finds them in the bitmap
+ * without a lock and claims each with test_and_clear_bit(); a claimant
+ * subtracts the sleeper from the sleeping count, then sets its woken flag
+ * and swake_up_one()s its queue. Whoever clears the bit, a waker or the
+ * sleeper itself in step 7, subtracts, so exactly once per count; and the
+ * bit is set after the count (litmus/sleeper-bit-claim.litmus). A worker
+ * is counted without its bit only between steps 3 and 4, awake, before its
+ * last look: a poster that sees it counted but not in the bitmap has its
+ * job seen by that look (litmus/poster-sleeper-bitmap.litmus). Pool
+ * destruction sets the stop latch and wakes the worker only if it was
+ * SLEEPING and in the bitmap; if it was not in the bitmap yet, step 6 sees
+ * the latch set (litmus/stop-sleeper-bitmap.litmus).
  *
  * Why nothing is lost. A job posted after a worker announced sleepy makes
- * the JEC differ from the worker's snapshot, so step 4 catches it, or the
- * poster's JEC update came after the worker's cmpxchg in step 4, and then
- * the poster sees the worker in the sleeping count and wakes it
+ * the JEC differ from the worker's snapshot, so step 3 catches it, or the
+ * poster's JEC update came after the worker's cmpxchg in step 3, and then
+ * the poster sees the worker in the sleeping count
  * (litmus/jec-sleepy-poster.litmus). When the JEC was already odd the
  * poster only reads the word; then the two full barriers decide: the one
  * in blitz_new_jobs() after the job is queued and the one in step 5 after
- * the sleeper is counted. Either the poster sees the sleeper, or the
- * sleeper's last look, at every deque and injection list, sees the job
- * (litmus/poster-sleeper-*.litmus). Rayon skips the barrier for jobs
- * pushed on the poster's own deque, reasoning that the owner runs them
- * itself; a kernel job may block waiting for what it submitted, so blitz
- * does not.
+ * the sleeper is counted and its bit set. Either the poster sees the
+ * sleeper, counted and in the bitmap, or the sleeper's last look, at every
+ * deque and injection list, sees the job (litmus/poster-sleeper-*.litmus).
+ * A poster that finds a counted sleeper already claimed by someone else
+ * leaves its job to that sleeper, which looks again after its claimant's
+ * subtraction (litmus/woken-sleeper-finds.litmus). Rayon skips the
+ * barrier for jobs pushed on the poster's own deque, reasoning that the
+ * owner runs them itself; a kernel job may block waiting for what it
+ * submitted, so blitz does not.
+ *
+ * Wake throttling (the "waking thread" of kprotty's Zig pool, Go's
+ * spinning threads): a poster wakes nobody while an awake idle worker is
+ * looking for work, and of the workers that stop looking because they
+ * found some, only the last one wakes a sleeper, and only if work is left.
+ * So a burst of posts wakes one sleeper at a time, each woken once the
+ * previous one found work; only a batch of n jobs posted at once wakes up
+ * to n at once.
  */
 #include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/sched/stat.h>
+#include <linux/swait.h>
 
 #include "blitz.h"
 
@@ -72,25 +93,27 @@ static void blitz_wake_any(struct blitz_pool *pool, unsigned int nr,
 
 /*
  * A looking worker is active again, with a job or not (its latch was set,
- * or it is about to yield its CPU). If jobs are still queued, it brings
- * help: the wake cascade that spreads a burst of work. That it found a job
- * does not matter: a poster may have counted on it as an awake idle worker
- * and woken nobody, so whatever it leaves behind needs a sleeper woken.
+ * or it is about to yield its CPU). If it was the last awake idle worker
+ * and jobs are still queued, it wakes a sleeper for them: the wake cascade
+ * that spreads a burst of work. That it found a job does not matter: a
+ * poster may have counted on it as an awake idle worker and woken nobody,
+ * so whatever it leaves behind needs a sleeper woken. While other awake
+ * workers are still looking, they carry that duty on: the last one of
+ * them to stop looking, or to sleep, sees the job.
  *
  * The fully ordered decrement in blitz_sub_inactive() and the smp_mb() in
- * blitz_new_jobs() pair: a poster that saw us still inactive queued its job
- * before the decrement, and blitz_has_work() sees it
- * (litmus/idle-leave-poster.litmus). Rayon wakes the helpers
- * unconditionally; for a lone job they would only spin and sleep
- * again.
+ * blitz_new_jobs() pair: a poster that saw us, or any idle worker the
+ * decrement leaves counted, still looking, and so woke nobody, queued its
+ * job before the decrement, and blitz_has_work() sees it
+ * (litmus/idle-leave-poster.litmus, litmus/idle-leave-last.litmus).
  */
 void blitz_idle_work_found(struct blitz_worker *w)
 {
 	struct blitz_pool *pool = w->pool;
-	unsigned int nr = blitz_sub_inactive(&pool->counters);
+	u64 c = blitz_sub_inactive(&pool->counters);
 
-	if (nr && blitz_has_work(pool))
-		blitz_wake_any(pool, nr, w->index + 1);
+	if (blitz_sleeping(c) && !blitz_awake_idle(c) && blitz_has_work(pool))
+		blitz_wake_any(pool, 1, w->index + 1);
 }
 
 /*
@@ -108,6 +131,38 @@ static void blitz_idle_yield(struct blitz_worker *w)
 	blitz_add_inactive(&w->pool->counters);
 }
 
+/*
+ * Take @i out of the bitmap if it is there: who clears the bit subtracts
+ * the worker from the sleeping count, once per time it counted itself.
+ * The bit was set after the count, and test_and_clear_bit() is fully
+ * ordered when it clears it: the subtraction follows the sleeper's
+ * addition (litmus/sleeper-bit-claim.litmus).
+ */
+static bool blitz_claim_sleeper(struct blitz_pool *pool, unsigned int i)
+{
+	if (!test_and_clear_bit(i, pool->sleepers))
+		return false;
+	blitz_sub_sleeping(&pool->counters);
+	return true;
+}
+
+/* Whether a waker claimed @w and is done subtracting it. */
+static bool blitz_was_woken(struct blitz_worker *w)
+{
+	/*
+	 * Acquire: pairs with smp_store_release() in blitz_wake_worker(),
+	 * after its subtraction: we look again after it
+	 * (litmus/woken-sleeper-finds.litmus).
+	 */
+	return smp_load_acquire(&w->woken);
+}
+
+/* Step 6: what ends the wait. */
+static bool blitz_sleep_over(struct blitz_worker *w, struct blitz_latch *latch)
+{
+	return blitz_was_woken(w) || blitz_latch_probe(latch);
+}
+
 static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 			struct blitz_latch *latch)
 {
@@ -116,10 +171,7 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 
 	if (!blitz_latch_get_sleepy(latch))
 		return;
-
-	raw_spin_lock_irq(&w->sleep_lock);
 	if (!blitz_latch_fall_asleep(latch)) {
-		raw_spin_unlock_irq(&w->sleep_lock);
 		idle->rounds = 0;
 		return;
 	}
@@ -135,37 +187,39 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 			 */
 			idle->rounds = BLITZ_ROUNDS_UNTIL_SLEEPY;
 			blitz_latch_wake_up(latch);
-			raw_spin_unlock_irq(&w->sleep_lock);
 			return;
 		}
 	} while (!blitz_try_add_sleeping(&pool->counters, c));
+	blitz_race_window(BLITZ_RACE_SLEEP_BITMAP);
+	set_bit(w->index, pool->sleepers);
 	blitz_race_window(BLITZ_RACE_SLEEP_LOOK);
 
 	/*
-	 * Counted as sleeping; now look at every queue once more. Pairs with
-	 * smp_mb() in blitz_new_jobs(): either the poster sees us counted or
-	 * we see its job. (The cmpxchg above is fully ordered already; the
-	 * barrier names the pairing.) (litmus/poster-sleeper-deque.litmus,
-	 * litmus/poster-sleeper-inject.litmus)
+	 * Counted and in the bitmap; now look at every queue once more.
+	 * Pairs with smp_mb() in blitz_new_jobs(): either the poster sees
+	 * our bit or we see its job. It also orders the bit before reading
+	 * the latch in blitz_sleep_over(), against the fully ordered
+	 * blitz_latch_set() before the stopper looks for our bit.
+	 * (litmus/poster-sleeper-deque.litmus,
+	 * litmus/poster-sleeper-inject.litmus,
+	 * litmus/poster-sleeper-bitmap.litmus)
 	 */
-	smp_mb();
-	if (blitz_has_work(pool)) {
-		/* Nobody will wake us for this: undo the count ourselves. */
-		blitz_sub_sleeping(&pool->counters);
-	} else {
-		w->is_blocked = true;
+	smp_mb__after_atomic();
+	if (!blitz_has_work(pool) && !blitz_sleep_over(w, latch)) {
 		blitz_stat_inc(w, BLITZ_STAT_SLEEPS);
-		do {
-			/* TASK_IDLE: no hung-task report, no load average. */
-			set_current_state(TASK_IDLE);
-			raw_spin_unlock_irq(&w->sleep_lock);
-			schedule();
-			raw_spin_lock_irq(&w->sleep_lock);
-		} while (w->is_blocked);
-		__set_current_state(TASK_RUNNING);
+		/* TASK_IDLE: no hung-task report, no load average. */
+		swait_event_idle_exclusive(w->idle_wait,
+					   blitz_sleep_over(w, latch));
 		blitz_stat_inc(w, BLITZ_STAT_WAKEUPS);
 	}
-	raw_spin_unlock_irq(&w->sleep_lock);
+	/*
+	 * Woken, work seen, or stopped: take our bit back. If a waker has
+	 * it, that waker subtracts us and says so, if it has not yet: wait
+	 * for that, so that we look again after the subtraction.
+	 */
+	if (!blitz_claim_sleeper(pool, w->index))
+		swait_event_idle_exclusive(w->idle_wait, blitz_was_woken(w));
+	WRITE_ONCE(w->woken, false);
 
 	idle->rounds = 0;
 	blitz_latch_wake_up(latch);
@@ -199,67 +253,114 @@ void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 }
 
 /*
- * Wake @w if it is asleep. Returns whether it was. Takes the sleeper's
- * lock, which makes the is_blocked check and the count decrement atomic
- * with respect to the sleeper's steps 2-6 (litmus/wake-worker-lock.litmus).
- * Any context.
+ * Wake @w if it is asleep in the protocol: claim its bit, subtract it from
+ * the sleeping count, and tell it so. Returns whether it was asleep. With
+ * preemption off: the sleeper may be waiting for the word. Any context.
  */
 bool blitz_wake_worker(struct blitz_worker *w)
 {
-	unsigned long flags;
-	bool woke = false;
+	bool woke;
 
-	raw_spin_lock_irqsave(&w->sleep_lock, flags);
-	if (w->is_blocked) {
-		w->is_blocked = false;
-		wake_up_process(w->task);
-		blitz_sub_sleeping(&w->pool->counters);
-		woke = true;
+	preempt_disable();
+	woke = blitz_claim_sleeper(w->pool, w->index);
+	if (woke) {
+		/* Pairs with smp_load_acquire() in blitz_sleep_over(). */
+		smp_store_release(&w->woken, true);
+		swake_up_one(&w->idle_wait);
 	}
-	raw_spin_unlock_irqrestore(&w->sleep_lock, flags);
+	preempt_enable();
 	return woke;
 }
 
-/* Wake up to @nr sleepers, starting with worker @near and its neighbours. */
+/*
+ * The first worker in [@from, @to) in the sleepers bitmap, or @to. A
+ * lockless snapshot, word by word: a bit it misses was set after the
+ * caller's barrier, by a sleeper whose last look comes after that.
+ */
+static unsigned int blitz_next_sleeper(struct blitz_pool *pool,
+				       unsigned int from, unsigned int to)
+{
+	unsigned int k = BIT_WORD(from);
+	unsigned long word;
+
+	if (from >= to)
+		return to;
+	word = READ_ONCE(pool->sleepers[k]) & BITMAP_FIRST_WORD_MASK(from);
+	while (!word) {
+		if (++k >= BITS_TO_LONGS(to))
+			return to;
+		word = READ_ONCE(pool->sleepers[k]);
+	}
+	return min(k * BITS_PER_LONG + __ffs(word), to);
+}
+
+/* Wake up to @nr sleepers among workers [@from, @to). */
+static unsigned int blitz_wake_range(struct blitz_pool *pool, unsigned int nr,
+				     unsigned int from, unsigned int to)
+{
+	unsigned int woke = 0, i;
+
+	for (i = blitz_next_sleeper(pool, from, to); woke < nr && i < to;
+	     i = blitz_next_sleeper(pool, i + 1, to))
+		if (blitz_wake_worker(pool->workers[i]))
+			woke++;
+	return woke;
+}
+
+/* Wake up to @nr sleepers, from worker @near on, wrapping around. */
 static void blitz_wake_any(struct blitz_pool *pool, unsigned int nr,
 			   unsigned int near)
 {
-	unsigned int i, n = pool->nr_workers;
-
-	for (i = 0; nr && i < n; i++)
-		if (blitz_wake_worker(pool->workers[(near + i) % n]))
-			nr--;
+	near %= pool->nr_workers;
+	nr -= blitz_wake_range(pool, nr, near, pool->nr_workers);
+	blitz_wake_range(pool, nr, 0, near);
 }
 
 /*
- * @nr jobs were queued on worker @near's deque or injection list, which
- * was empty if @queue_was_empty: wake sleepers if no awake idle worker is
- * left to find them, @near first, for locality: from outside the pool,
- * @near is on the submitting CPU. Any context.
+ * Whether worker @i was woken but cannot run before we stop: it is homed
+ * on our CPU, where a task runs (we, or the task we interrupted), and has
+ * not taken its wake-up yet. It counts as an awake idle worker, but it
+ * will not look for work until then.
+ */
+static bool blitz_woken_behind_us(struct blitz_pool *pool, unsigned int i)
+{
+	struct blitz_worker *w = pool->workers[i];
+
+	return w->cpu == raw_smp_processor_id() && !is_idle_task(current) &&
+	       READ_ONCE(w->woken);
+}
+
+/*
+ * @nr jobs were queued on worker @near's deque or injection list: wake
+ * sleepers if fewer awake idle workers than @nr are there to find them,
+ * @near first, for locality: from outside the pool, @near is the worker
+ * the submitting CPU injects into. Any context.
  */
 void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
-		    bool queue_was_empty, unsigned int near)
+		    unsigned int near)
 {
-	unsigned int sleeping, idle;
+	unsigned int idle, sleeping;
 	u64 c;
 
 	/*
-	 * The jobs are queued before we read the counters. Pairs with
-	 * smp_mb() in blitz_sleep(), step 5, and with the fully ordered
-	 * decrement in blitz_idle_work_found(). (litmus/poster-sleeper-*.litmus,
-	 * litmus/idle-leave-poster.litmus)
+	 * The jobs are queued before we read the counters and the bitmap.
+	 * Pairs with smp_mb__after_atomic() in blitz_sleep(), step 5, and
+	 * with the fully ordered decrement in blitz_idle_work_found().
+	 * (litmus/poster-sleeper-*.litmus, litmus/idle-leave-*.litmus)
 	 */
 	smp_mb();
 	c = blitz_increment_jec_if_sleepy(&pool->counters);
 	sleeping = blitz_sleeping(c);
 	if (!sleeping)
 		return;
-	if (!queue_was_empty) {
-		blitz_wake_any(pool, min(nr, sleeping), near);
-		return;
-	}
-	/* Awake idle workers will find the jobs without being woken. */
-	idle = blitz_inactive(c) - min(blitz_inactive(c), sleeping);
+	idle = blitz_awake_idle(c);
+	/*
+	 * A submitter that keeps going woke the worker of its own CPU for
+	 * its first job: the next one needs a worker that can run now.
+	 */
+	near %= pool->nr_workers;
+	if (idle && blitz_woken_behind_us(pool, near))
+		idle--;
 	if (idle < nr)
 		blitz_wake_any(pool, min(nr - idle, sleeping), near);
 }

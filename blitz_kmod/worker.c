@@ -114,7 +114,7 @@ static struct blitz_job *blitz_take_injected(struct blitz_worker *w)
 		pushed++;
 	}
 	if (pushed)
-		blitz_new_jobs(pool, pushed, true, w->index + 1);
+		blitz_new_jobs(pool, pushed, w->index + 1);
 	blitz_stat_add(w, BLITZ_STAT_INJECTED, 1 + pushed);
 	return llist_entry(batch, struct blitz_job, node);
 }

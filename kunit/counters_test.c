@@ -38,13 +38,24 @@ static void counters_test_fields(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, blitz_try_add_sleeping(&ctr, c));
 	KUNIT_EXPECT_TRUE(test, blitz_try_add_sleeping(&ctr, c + 1));
 
-	/* The wake cascade asks for at most two sleepers. */
-	KUNIT_EXPECT_EQ(test, blitz_sub_inactive(&ctr), 2U);
+	/* Three inactive, all asleep: none awake and idle. */
+	c = blitz_counters_load(&ctr);
+	KUNIT_EXPECT_EQ(test, blitz_awake_idle(c), 0U);
+	/* A waker subtracts a sleeper: it is awake and idle. */
+	blitz_sub_sleeping(&ctr);
+	KUNIT_EXPECT_EQ(test, blitz_awake_idle(blitz_counters_load(&ctr)), 1U);
+	/* It stops looking: the word as left, none awake and idle. */
+	c = blitz_sub_inactive(&ctr);
+	KUNIT_EXPECT_EQ(test, c, blitz_counters_load(&ctr));
+	KUNIT_EXPECT_EQ(test, blitz_inactive(c), 2U);
+	KUNIT_EXPECT_EQ(test, blitz_sleeping(c), 2U);
+	KUNIT_EXPECT_EQ(test, blitz_awake_idle(c), 0U);
 	blitz_sub_sleeping(&ctr);
 	blitz_sub_sleeping(&ctr);
-	KUNIT_EXPECT_EQ(test, blitz_sub_inactive(&ctr), 1U);
-	blitz_sub_sleeping(&ctr);
-	KUNIT_EXPECT_EQ(test, blitz_sub_inactive(&ctr), 0U);
+	KUNIT_EXPECT_EQ(test, blitz_awake_idle(blitz_counters_load(&ctr)), 2U);
+	blitz_sub_inactive(&ctr);
+	c = blitz_sub_inactive(&ctr);
+	KUNIT_EXPECT_EQ(test, c, 0ULL);
 	KUNIT_EXPECT_EQ(test, blitz_counters_load(&ctr), 0ULL);
 }
 

@@ -156,46 +156,135 @@ static void pool_test_bad_names(struct kunit *test)
 }
 
 /*
+ * A pool driven by hand, whose workers never started: all inactive and
+ * awake, none homed on a CPU (so none on the poster's).
+ */
+static struct blitz_pool *pool_test_hand_pool(struct kunit *test,
+					      unsigned int n)
+{
+	struct blitz_worker *w;
+	struct blitz_pool *pool;
+	unsigned int i;
+
+	pool = kunit_kzalloc(test, struct_size(pool, workers, n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+	pool->sleepers = kunit_kcalloc(test, BITS_TO_LONGS(n),
+				       sizeof(unsigned long), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pool->sleepers);
+	pool->nr_workers = n;
+	blitz_counters_init(&pool->counters);
+	for (i = 0; i < n; i++) {
+		w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, w);
+		blitz_deque_init(&w->deque);
+		blitz_inject_init(&w->inject);
+		init_swait_queue_head(&w->idle_wait);
+		w->pool = pool;
+		w->index = i;
+		w->cpu = nr_cpu_ids;
+		pool->workers[i] = w;
+		blitz_add_inactive(&pool->counters);
+	}
+	return pool;
+}
+
+/* Worker @i falls asleep, as blitz_sleep() steps 3 and 4 leave it. */
+static void pool_test_hand_sleep(struct kunit *test, struct blitz_pool *pool,
+				 unsigned int i)
+{
+	KUNIT_ASSERT_TRUE(test,
+			  blitz_try_add_sleeping(&pool->counters,
+						 blitz_counters_load(&pool->counters)));
+	set_bit(i, pool->sleepers);
+}
+
+/* Whether worker @i was woken: claimed, and told so. */
+static bool pool_test_hand_woken(struct blitz_pool *pool, unsigned int i)
+{
+	return READ_ONCE(pool->workers[i]->woken) &&
+	       !test_bit(i, pool->sleepers);
+}
+
+static unsigned int pool_test_sleeping(struct blitz_pool *pool)
+{
+	return blitz_sleeping(blitz_counters_load(&pool->counters));
+}
+
+/*
  * A worker that stops looking for work while a job is queued and another
  * worker sleeps must wake that worker, whether it found a job or not: a
  * poster that counted it as an awake idle worker did not wake anyone.
- * Driven by hand on a pool whose workers never started.
  */
 static void pool_test_leaving_idle_wakes(struct kunit *test)
 {
 	struct pool_test_job j = { .job = BLITZ_JOB_INIT(pool_test_func) };
-	struct blitz_worker *w[2];
-	struct blitz_pool *pool;
-	int i;
+	struct blitz_pool *pool = pool_test_hand_pool(test, 2);
 
-	pool = kunit_kzalloc(test, struct_size(pool, workers, 2), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, pool);
-	pool->nr_workers = 2;
-	blitz_counters_init(&pool->counters);
-	for (i = 0; i < 2; i++) {
-		w[i] = kunit_kzalloc(test, sizeof(*w[i]), GFP_KERNEL);
-		KUNIT_ASSERT_NOT_NULL(test, w[i]);
-		blitz_deque_init(&w[i]->deque);
-		blitz_inject_init(&w[i]->inject);
-		raw_spin_lock_init(&w[i]->sleep_lock);
-		w[i]->pool = pool;
-		w[i]->index = i;
-		w[i]->task = current;	/* waking a running task is a no-op */
-		pool->workers[i] = w[i];
-		blitz_add_inactive(&pool->counters);
-	}
 	/* Worker 1 asleep, worker 0 idle and awake, one job queued. */
-	KUNIT_ASSERT_TRUE(test,
-			  blitz_try_add_sleeping(&pool->counters,
-						 blitz_counters_load(&pool->counters)));
-	w[1]->is_blocked = true;
-	blitz_inject_add(&w[0]->inject, &j.job.node);
+	pool_test_hand_sleep(test, pool, 1);
+	blitz_inject_add(&pool->workers[0]->inject, &j.job.node);
 
 	/* Worker 0 leaves without the job (its latch was set). */
-	blitz_idle_work_found(w[0]);
-	KUNIT_EXPECT_FALSE(test, w[1]->is_blocked);
-	KUNIT_EXPECT_EQ(test,
-			blitz_sleeping(blitz_counters_load(&pool->counters)), 0U);
+	blitz_idle_work_found(pool->workers[0]);
+	KUNIT_EXPECT_TRUE(test, pool_test_hand_woken(pool, 1));
+	KUNIT_EXPECT_EQ(test, pool_test_sleeping(pool), 0U);
+}
+
+/*
+ * Wake throttling: a post wakes nobody while an awake worker is looking,
+ * and of the lookers that stop, only the last wakes a sleeper.
+ */
+static void pool_test_wake_throttle(struct kunit *test)
+{
+	struct pool_test_job j = { .job = BLITZ_JOB_INIT(pool_test_func) };
+	struct blitz_pool *pool = pool_test_hand_pool(test, 3);
+
+	/* Workers 0 and 1 awake and looking, worker 2 asleep. */
+	pool_test_hand_sleep(test, pool, 2);
+	blitz_inject_add(&pool->workers[0]->inject, &j.job.node);
+	blitz_new_jobs(pool, 1, 0);
+	KUNIT_EXPECT_EQ(test, pool_test_sleeping(pool), 1U);
+
+	blitz_idle_work_found(pool->workers[0]);
+	KUNIT_EXPECT_FALSE(test, pool_test_hand_woken(pool, 2));
+	KUNIT_EXPECT_EQ(test, pool_test_sleeping(pool), 1U);
+
+	blitz_idle_work_found(pool->workers[1]);
+	KUNIT_EXPECT_TRUE(test, pool_test_hand_woken(pool, 2));
+	KUNIT_EXPECT_EQ(test, pool_test_sleeping(pool), 0U);
+
+	/* Two jobs at once, two lookers: still nobody to wake. */
+	blitz_new_jobs(pool, 2, 0);
+	KUNIT_EXPECT_EQ(test, pool_test_sleeping(pool), 0U);
+}
+
+/*
+ * A submitter that keeps going woke the sleeper of its own CPU, which
+ * cannot run before it stops: its next job wakes another sleeper, and
+ * the one after that nobody.
+ */
+static void pool_test_wake_behind_poster(struct kunit *test)
+{
+	struct pool_test_job j = { .job = BLITZ_JOB_INIT(pool_test_func) };
+	struct blitz_pool *pool = pool_test_hand_pool(test, 3);
+
+	pool_test_hand_sleep(test, pool, 0);
+	pool_test_hand_sleep(test, pool, 1);
+	pool_test_hand_sleep(test, pool, 2);
+	blitz_inject_add(&pool->workers[0]->inject, &j.job.node);
+
+	pool->workers[0]->cpu = get_cpu();
+	blitz_new_jobs(pool, 1, 0);
+	KUNIT_EXPECT_TRUE(test, pool_test_hand_woken(pool, 0));
+	KUNIT_EXPECT_EQ(test, pool_test_sleeping(pool), 2U);
+	blitz_new_jobs(pool, 1, 0);
+	KUNIT_EXPECT_TRUE(test, pool_test_hand_woken(pool, 1));
+	KUNIT_EXPECT_EQ(test, pool_test_sleeping(pool), 1U);
+	/* Worker 1 can run: it will find the next job. */
+	blitz_new_jobs(pool, 1, 0);
+	put_cpu();
+	KUNIT_EXPECT_FALSE(test, pool_test_hand_woken(pool, 2));
+	KUNIT_EXPECT_EQ(test, pool_test_sleeping(pool), 1U);
 }
 
 struct race_submit {
@@ -282,6 +371,8 @@ static struct kunit_case pool_test_cases[] = {
 	KUNIT_CASE(pool_test_errors),
 	KUNIT_CASE(pool_test_bad_names),
 	KUNIT_CASE(pool_test_leaving_idle_wakes),
+	KUNIT_CASE(pool_test_wake_throttle),
+	KUNIT_CASE(pool_test_wake_behind_poster),
 	KUNIT_CASE(pool_test_submit_races_destroy),
 	KUNIT_CASE(pool_test_destroy_drains),
 	KUNIT_CASE_SLOW(pool_test_lost_wakeup),
