@@ -135,6 +135,8 @@ void blitz_idle_start(struct blitz_pool *pool, struct blitz_idle *idle);
 void blitz_idle_work_found(struct blitz_worker *w);
 void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 			      struct blitz_latch *latch);
+void __blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
+		      unsigned int near);
 void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
 		    unsigned int near);
 bool blitz_wake_worker(struct blitz_worker *w);

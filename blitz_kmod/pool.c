@@ -260,7 +260,8 @@ void blitz_inject(struct blitz_pool *pool, struct blitz_job *job)
 
 	blitz_inject_add(&pool->workers[i]->inject, &job->node);
 	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
-	blitz_new_jobs(pool, 1, i);
+	/* blitz_inject_add() is fully ordered: no barrier of our own. */
+	__blitz_new_jobs(pool, 1, i);
 }
 
 /**

@@ -31,7 +31,8 @@
  *   7. take our bit back if it is still set; if a waker took it, wait
  *      until it says so
  *
- * A poster (blitz_new_jobs()) makes the JEC odd if it was even and reads
+ * A poster (blitz_new_jobs()) with nobody in the bitmap has nobody to
+ * wake, and returns. Else it makes the JEC odd if it was even and reads
  * the counts from the same atomic operation. If no awake idle worker is
  * left to find its jobs, it wakes sleepers: it finds them in the bitmap
  * without a lock and claims each with test_and_clear_bit(); a claimant
@@ -46,14 +47,17 @@
  * SLEEPING and in the bitmap; if it was not in the bitmap yet, step 6 sees
  * the latch set (litmus/stop-sleeper-bitmap.litmus).
  *
- * Why nothing is lost. A job posted after a worker announced sleepy makes
- * the JEC differ from the worker's snapshot, so step 3 catches it, or the
- * poster's JEC update came after the worker's cmpxchg in step 3, and then
- * the poster sees the worker in the sleeping count
- * (litmus/jec-sleepy-poster.litmus). When the JEC was already odd the
- * poster only reads the word; then the two full barriers decide: the one
- * in blitz_new_jobs() after the job is queued and the one in step 5 after
- * the sleeper is counted and its bit set. Either the poster sees the
+ * Why nothing is lost. A poster that returns on an empty bitmap queued
+ * its job before a sleeper's bit, and so before its last look
+ * (litmus/poster-bitmap-empty.litmus). Otherwise: a job posted after a
+ * worker announced sleepy makes the JEC differ from the worker's
+ * snapshot, so step 3 catches it, or the poster's JEC update came after
+ * the worker's cmpxchg in step 3, and then the poster sees the worker in
+ * the sleeping count (litmus/jec-sleepy-poster.litmus). When the JEC was
+ * already odd the poster only reads the word; then the two full barriers
+ * decide: the poster's after the job is queued (smp_mb() in
+ * blitz_new_jobs(), or the cmpxchg of llist_add()) and the one in step 5
+ * after the sleeper is counted and its bit set. Either the poster sees the
  * sleeper, counted and in the bitmap, or the sleeper's last look, at every
  * deque and injection list, sees the job (litmus/poster-sleeper-*.litmus).
  * A poster that finds a counted sleeper already claimed by someone else
@@ -331,24 +335,32 @@ static bool blitz_woken_behind_us(struct blitz_pool *pool, unsigned int i)
 }
 
 /*
- * @nr jobs were queued on worker @near's deque or injection list: wake
- * sleepers if fewer awake idle workers than @nr are there to find them,
- * @near first, for locality: from outside the pool, @near is the worker
- * the submitting CPU injects into. Any context.
+ * @nr jobs were queued on worker @near's deque or injection list, with a
+ * full barrier after: wake sleepers if fewer awake idle workers than @nr
+ * are there to find them, @near first, for locality: from outside the
+ * pool, @near is the worker the submitting CPU injects into. Any context.
+ *
+ * The barrier orders the queueing before our reads of the counters and the
+ * bitmap. It pairs with smp_mb__after_atomic() in blitz_sleep(), step 5,
+ * and with the fully ordered decrement in blitz_idle_work_found().
+ * (litmus/poster-sleeper-*.litmus, litmus/idle-leave-*.litmus)
  */
-void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
-		    unsigned int near)
+void __blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
+		      unsigned int near)
 {
-	unsigned int idle, sleeping;
+	unsigned int n = pool->nr_workers, idle, sleeping;
 	u64 c;
 
 	/*
-	 * The jobs are queued before we read the counters and the bitmap.
-	 * Pairs with smp_mb__after_atomic() in blitz_sleep(), step 5, and
-	 * with the fully ordered decrement in blitz_idle_work_found().
-	 * (litmus/poster-sleeper-*.litmus, litmus/idle-leave-*.litmus)
+	 * Nobody in the bitmap, nobody to wake: a worker that counted
+	 * itself, or is only sleepy, sets its bit before its last look,
+	 * which sees our jobs (litmus/poster-bitmap-empty.litmus). The
+	 * bitmap changes only when a worker sleeps or is woken; the word,
+	 * whenever one starts or stops looking for work: a stream of posts
+	 * to busy workers reads only the bitmap.
 	 */
-	smp_mb();
+	if (blitz_next_sleeper(pool, 0, n) == n)
+		return;
 	c = blitz_increment_jec_if_sleepy(&pool->counters);
 	sleeping = blitz_sleeping(c);
 	if (!sleeping)
@@ -358,11 +370,20 @@ void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
 	 * A submitter that keeps going woke the worker of its own CPU for
 	 * its first job: the next one needs a worker that can run now.
 	 */
-	near %= pool->nr_workers;
+	near %= n;
 	if (idle && blitz_woken_behind_us(pool, near))
 		idle--;
 	if (idle < nr)
 		blitz_wake_any(pool, min(nr - idle, sleeping), near);
+}
+
+/* As __blitz_new_jobs(), after a queueing that was not fully ordered. */
+void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
+		    unsigned int near)
+{
+	/* The barrier __blitz_new_jobs() needs: see there. */
+	smp_mb();
+	__blitz_new_jobs(pool, nr, near);
 }
 
 /* === Waiting on a latch, outside the protocol === */
