@@ -12,12 +12,21 @@
  *   fib       fork-join overhead: fib(n) with blitz_join() at every node,
  *             one worker and all workers, vs plain recursion
  *   tree      binary-tree sum, 1023 nodes and 2^tree_log2 nodes
- *   submit    submit throughput: no-op jobs from one thread outside the
- *             pool, vs queue_work() on system_wq and system_unbound_wq
- *   burst     a burst of burst_jobs no-op jobs from one thread in a tight
- *             loop, no yields (as users write it), until all have run:
- *             ns per job, blitz, system_wq and system_unbound_wq
- *             interleaved, reps times each; median, min and max
+ *   burst     burst_jobs no-op jobs from one thread in a tight loop, no
+ *             yields (as users write it), until all have run: ns per job
+ *   percpu    the same from one thread per online CPU at once
+ *   hardirq   irq_per_fire jobs every irq_period_us from an hrtimer, in
+ *             hard interrupt context: submit-to-start latency, p50, p99
+ *   overload  one submitter per CPU, for overload_ms, of jobs that each
+ *             busy-wait overload_job_us, faster than they run: the age of
+ *             the oldest job at its start, in each half of the run
+ *   scale     burst into private pools of 4, 16 and 64 workers (as many
+ *             as there are possible CPUs)
+ *
+ * The submit workloads run each variant (blitz, then queue_work() on
+ * system_wq and system_unbound_wq) reps times, interleaved: A B C A B C
+ * ..., so that drift hits every variant alike, and report the median,
+ * min and max of each.
  *   pfor      parallel_for over a compute-bound loop at several grains,
  *             vs N work items on system_unbound_wq + completion, vs
  *             sequential
@@ -34,6 +43,7 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/kthread.h>
 #include <linux/tick.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
@@ -51,14 +61,26 @@ static unsigned int fib_n = 27;
 module_param(fib_n, uint, 0444);
 static unsigned int tree_log2 = 24;
 module_param(tree_log2, uint, 0444);
-static unsigned int submit_jobs = 1000000;
-module_param(submit_jobs, uint, 0444);
 static unsigned int burst_jobs = 200000;
 module_param(burst_jobs, uint, 0444);
+MODULE_PARM_DESC(burst_jobs, "jobs per run of burst, percpu and scale");
 #define BENCH_MAX_REPS	15
 static unsigned int reps = 5;
 module_param(reps, uint, 0444);
-MODULE_PARM_DESC(reps, "interleaved repetitions of burst (at most 15)");
+MODULE_PARM_DESC(reps, "interleaved repetitions of each variant (at most 15)");
+static unsigned int irq_jobs = 2000;
+module_param(irq_jobs, uint, 0444);
+static unsigned int irq_per_fire = 8;
+module_param(irq_per_fire, uint, 0444);
+static unsigned int irq_period_us = 100;
+module_param(irq_period_us, uint, 0444);
+static unsigned int overload_ms = 2000;
+module_param(overload_ms, uint, 0444);
+static unsigned int overload_job_us = 20;
+module_param(overload_job_us, uint, 0444);
+static unsigned int overload_slots = 2048;
+module_param(overload_slots, uint, 0444);
+MODULE_PARM_DESC(overload_slots, "jobs each overload submitter cycles through");
 static unsigned int pfor_n = 1 << 16;
 module_param(pfor_n, uint, 0444);
 static unsigned int pfor_work = 500;
@@ -219,14 +241,167 @@ static void bench_tree(void)
 	bench_tree_one(tree_log2 - 1, name);
 }
 
-/* === Submit throughput === */
+/* === Interleaved repetitions === */
 
-struct noop {
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Repetitions of each variant: reps, within 1..BENCH_MAX_REPS. */
+static unsigned int bench_reps(void)
+{
+	return clamp(reps, 1U, (unsigned int)BENCH_MAX_REPS);
+}
+
+/*
+ * Report the median, min and max of the @nr values of @variant (sorting
+ * them) as <variant>_median, _min and _max; return the median.
+ */
+static u64 report_stats(const char *workload, const char *variant,
+			u64 *vals, unsigned int nr, const char *unit)
+{
+	char name[64];
+
+	sort(vals, nr, sizeof(*vals), cmp_u64, NULL);
+	snprintf(name, sizeof(name), "%s_median", variant);
+	report(workload, name, vals[nr / 2], unit);
+	snprintf(name, sizeof(name), "%s_min", variant);
+	report(workload, name, vals[0], unit);
+	snprintf(name, sizeof(name), "%s_max", variant);
+	report(workload, name, vals[nr - 1], unit);
+	return vals[nr / 2];
+}
+
+/* @num / @den, x 100. */
+static void report_ratio(const char *workload, const char *name, u64 num,
+			 u64 den)
+{
+	report(workload, name, num * 100 / max(den, 1ULL), "x/100");
+}
+
+/* === Submitting jobs: blitz against the system workqueues === */
+
+enum bench_target {
+	BENCH_BLITZ,
+	BENCH_SYSTEM_WQ,
+	BENCH_UNBOUND_WQ,
+	BENCH_NR_TARGETS,
+};
+
+static const char *const target_names[BENCH_NR_TARGETS] = {
+	"blitz", "system_wq", "system_unbound_wq",
+};
+
+/* Either kind of job, with room for what a workload records. */
+struct bench_job {
 	union {
 		struct blitz_job job;
 		struct work_struct work;
 	};
+	u64 queued, started;
+	atomic_t busy;
 };
+
+/* Make @nr jobs ready to be queued through @how, again and again. */
+static void bench_init(struct bench_job *jobs, unsigned int nr,
+		       enum bench_target how,
+		       void (*job_fn)(struct blitz_job *job),
+		       void (*work_fn)(struct work_struct *work))
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++) {
+		if (how == BENCH_BLITZ)
+			blitz_job_init(&jobs[i].job, job_fn);
+		else
+			INIT_WORK(&jobs[i].work, work_fn);
+	}
+}
+
+/* Queue @j through @how; blitz jobs go to @pool (NULL: the default). */
+static void bench_queue(struct bench_job *j, enum bench_target how,
+			struct blitz_pool *pool)
+{
+	if (how == BENCH_BLITZ)
+		blitz_submit(pool, &j->job);
+	else
+		queue_work(how == BENCH_SYSTEM_WQ ? system_wq :
+			   system_unbound_wq, &j->work);
+}
+
+/* === Threads on every online CPU, started together === */
+
+/*
+ * Start @fn on a kthread bound to each online CPU, the k-th with argument
+ * @args + k * @size, into @tasks. Returns how many started: all online
+ * CPUs, or fewer on a failure. bench_threads_stop() stops them.
+ */
+static unsigned int bench_threads_start(int (*fn)(void *arg), void *args,
+					size_t size, struct task_struct **tasks)
+{
+	unsigned int k = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		tasks[k] = kthread_create_on_node(fn, args + k * size,
+						  cpu_to_node(cpu),
+						  "bench/%d", cpu);
+		if (IS_ERR(tasks[k]))
+			break;
+		kthread_bind(tasks[k], cpu);
+		wake_up_process(tasks[k++]);
+	}
+	return k;
+}
+
+static void bench_threads_stop(struct task_struct **tasks, unsigned int nr)
+{
+	while (nr--)
+		kthread_stop(tasks[nr]);
+}
+
+/* A bench thread is done: it is module code, so it waits to be stopped. */
+static int bench_thread_done(void)
+{
+	set_current_state(TASK_INTERRUPTIBLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_INTERRUPTIBLE);
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/*
+ * Report each target's @what (median, min, max), and how many times
+ * better blitz's median is than each other's, x 100, as
+ * blitz_vs_<target>_<what>_x100: lower is better unless @more_is_better.
+ */
+static void report_targets(const char *workload, const char *what,
+			   u64 vals[BENCH_NR_TARGETS][BENCH_MAX_REPS],
+			   const char *unit, bool more_is_better)
+{
+	u64 med[BENCH_NR_TARGETS];
+	char name[64];
+	int how;
+
+	for (how = 0; how < BENCH_NR_TARGETS; how++) {
+		snprintf(name, sizeof(name), "%s_%s", target_names[how], what);
+		med[how] = report_stats(workload, name, vals[how], bench_reps(),
+					unit);
+	}
+	for (how = BENCH_SYSTEM_WQ; how < BENCH_NR_TARGETS; how++) {
+		snprintf(name, sizeof(name), "blitz_vs_%s_%s_x100",
+			 target_names[how], what);
+		if (more_is_better)
+			report_ratio(workload, name, med[BENCH_BLITZ], med[how]);
+		else
+			report_ratio(workload, name, med[how], med[BENCH_BLITZ]);
+	}
+}
 
 static atomic_t noop_left;
 static DECLARE_COMPLETION(noop_done);
@@ -247,105 +422,391 @@ static void noop_work(struct work_struct *work)
 	noop_done_one();
 }
 
+static void noop_expect(unsigned int nr)
+{
+	atomic_set(&noop_left, nr);
+	reinit_completion(&noop_done);
+}
+
 /*
- * Submit @nr no-op jobs (how: 0 blitz, 1 system_wq, 2 system_unbound_wq),
- * yielding every 4096 or never, and wait until all have run. Returns ns.
+ * One submitter, a tight loop with no yield (as users write it): @nr
+ * no-op jobs through @how, until all have run. Returns ns per job.
  */
-static u64 submit_run(struct noop *jobs, unsigned int nr, int how,
-		      bool yield)
+static u64 burst_run(struct bench_job *jobs, unsigned int nr,
+		     enum bench_target how, struct blitz_pool *pool)
 {
 	unsigned int i;
 	u64 t0;
 
-	atomic_set(&noop_left, nr);
-	reinit_completion(&noop_done);
+	bench_init(jobs, nr, how, noop_job, noop_work);
+	noop_expect(nr);
 	t0 = ktime_get_ns();
-	for (i = 0; i < nr; i++) {
-		switch (how) {
-		case 0:
-			blitz_job_init(&jobs[i].job, noop_job);
-			blitz_submit(NULL, &jobs[i].job);
-			break;
-		case 1:
-			INIT_WORK(&jobs[i].work, noop_work);
-			queue_work(system_wq, &jobs[i].work);
-			break;
-		default:
-			INIT_WORK(&jobs[i].work, noop_work);
-			queue_work(system_unbound_wq, &jobs[i].work);
-			break;
-		}
-		if (yield && !(i % 4096))
-			cond_resched();
-	}
+	for (i = 0; i < nr; i++)
+		bench_queue(&jobs[i], how, pool);
 	wait_for_completion(&noop_done);
-	return max(ktime_get_ns() - t0, 1ULL);
-}
-
-static u64 submit_rate(struct noop *jobs, int how)
-{
-	return (u64)submit_jobs * NSEC_PER_SEC /
-	       submit_run(jobs, submit_jobs, how, true);
-}
-
-static void bench_submit(void)
-{
-	struct noop *jobs = vcalloc(submit_jobs, sizeof(*jobs));
-	u64 blitz, wq, unbound;
-
-	if (!jobs)
-		return;
-	blitz = submit_rate(jobs, 0);
-	wq = submit_rate(jobs, 1);
-	unbound = submit_rate(jobs, 2);
-	report("submit", "blitz_jobs_per_s", blitz, "1/s");
-	report("submit", "system_wq_jobs_per_s", wq, "1/s");
-	report("submit", "system_unbound_wq_jobs_per_s", unbound, "1/s");
-	report("submit", "blitz_vs_system_wq_x100", blitz * 100 / max(wq, 1ULL),
-	       "x/100");
-	vfree(jobs);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
+	return (ktime_get_ns() - t0) / nr;
 }
 
 static void bench_burst(void)
 {
-	static const char * const names[] = {
-		"blitz", "system_wq", "system_unbound_wq"
-	};
-	unsigned int nr = clamp(reps, 1U, (unsigned int)BENCH_MAX_REPS);
-	u64 ns[ARRAY_SIZE(names)][BENCH_MAX_REPS], med[ARRAY_SIZE(names)];
-	struct noop *jobs = vcalloc(burst_jobs, sizeof(*jobs));
-	char variant[48];
-	unsigned int r, how;
+	struct bench_job *jobs = vcalloc(burst_jobs, sizeof(*jobs));
+	u64 ns[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	unsigned int r;
+	int how;
 
 	if (!jobs || !burst_jobs)
 		goto out;
 	/* Interleaved, A B C A B C ...: drift hits every variant alike. */
-	for (r = 0; r < nr; r++)
-		for (how = 0; how < ARRAY_SIZE(names); how++)
-			ns[how][r] = submit_run(jobs, burst_jobs, how, false) /
-				     burst_jobs;
-	for (how = 0; how < ARRAY_SIZE(names); how++) {
-		sort(ns[how], nr, sizeof(u64), cmp_u64, NULL);
-		med[how] = ns[how][nr / 2];
-		snprintf(variant, sizeof(variant), "%s_ns_per_job_median",
-			 names[how]);
-		report("burst", variant, med[how], "ns");
-		snprintf(variant, sizeof(variant), "%s_ns_per_job_min",
-			 names[how]);
-		report("burst", variant, ns[how][0], "ns");
-		snprintf(variant, sizeof(variant), "%s_ns_per_job_max",
-			 names[how]);
-		report("burst", variant, ns[how][nr - 1], "ns");
+	for (r = 0; r < bench_reps(); r++)
+		for (how = 0; how < BENCH_NR_TARGETS; how++)
+			ns[how][r] = burst_run(jobs, burst_jobs, how, NULL);
+	report_targets("burst", "ns_per_job", ns, "ns", false);
+out:
+	vfree(jobs);
+}
+
+/* One submitter per online CPU, bound there, all started at once. */
+struct percpu_submitter {
+	struct bench_job *jobs;
+	unsigned int nr;
+	enum bench_target how;
+	struct completion *go;
+};
+
+static int percpu_submit_fn(void *arg)
+{
+	struct percpu_submitter *s = arg;
+	unsigned int i;
+
+	wait_for_completion(s->go);
+	for (i = 0; i < s->nr; i++)
+		bench_queue(&s->jobs[i], s->how, NULL);
+	return bench_thread_done();
+}
+
+/* ns per job until all have run, or 0 if a thread failed to start. */
+static u64 percpu_run(struct bench_job *jobs, enum bench_target how,
+		      struct percpu_submitter *subs, struct task_struct **tasks)
+{
+	unsigned int ncpu = num_online_cpus(), per = burst_jobs / ncpu, k;
+	DECLARE_COMPLETION_ONSTACK(go);
+	u64 t0, ns = 0;
+
+	bench_init(jobs, per * ncpu, how, noop_job, noop_work);
+	noop_expect(per * ncpu);
+	for (k = 0; k < ncpu; k++)
+		subs[k] = (struct percpu_submitter){
+			&jobs[k * per], per, how, &go
+		};
+	k = bench_threads_start(percpu_submit_fn, subs, sizeof(*subs), tasks);
+	t0 = ktime_get_ns();
+	if (k == ncpu) {
+		complete_all(&go);
+		wait_for_completion(&noop_done);
+		ns = (ktime_get_ns() - t0) / (per * ncpu);
 	}
-	report("burst", "blitz_vs_system_wq_x100",
-	       med[1] * 100 / max(med[0], 1ULL), "x/100");
+	bench_threads_stop(tasks, k);
+	return ns;
+}
+
+static void bench_percpu(void)
+{
+	unsigned int ncpu = num_online_cpus(), r;
+	struct bench_job *jobs = vcalloc(burst_jobs, sizeof(*jobs));
+	struct percpu_submitter *subs = kcalloc(ncpu, sizeof(*subs),
+						GFP_KERNEL);
+	struct task_struct **tasks = kcalloc(ncpu, sizeof(*tasks), GFP_KERNEL);
+	u64 ns[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	int how;
+
+	if (!jobs || !subs || !tasks || burst_jobs < ncpu)
+		goto out;
+	for (r = 0; r < bench_reps(); r++)
+		for (how = 0; how < BENCH_NR_TARGETS; how++)
+			ns[how][r] = percpu_run(jobs, how, subs, tasks);
+	report_targets("percpu", "ns_per_job", ns, "ns", false);
+out:
+	kfree(tasks);
+	kfree(subs);
+	vfree(jobs);
+}
+
+/*
+ * A hardirq submitter: an hrtimer, every irq_period_us, submits
+ * irq_per_fire jobs; each job records when it started. Latency from
+ * submit to start, p50 and p99.
+ */
+struct irq_submitter {
+	struct hrtimer timer;
+	struct bench_job *jobs;
+	unsigned int next, nr;
+	enum bench_target how;
+};
+
+static void stamp_done(struct bench_job *j)
+{
+	j->started = ktime_get_ns();
+	noop_done_one();
+}
+
+static void irq_stamp_job(struct blitz_job *job)
+{
+	stamp_done(container_of(job, struct bench_job, job));
+}
+
+static void irq_stamp_work(struct work_struct *work)
+{
+	stamp_done(container_of(work, struct bench_job, work));
+}
+
+static enum hrtimer_restart irq_submit_fire(struct hrtimer *t)
+{
+	struct irq_submitter *s = container_of(t, struct irq_submitter, timer);
+	unsigned int k;
+
+	for (k = 0; k < irq_per_fire && s->next < s->nr; k++, s->next++) {
+		s->jobs[s->next].queued = ktime_get_ns();
+		bench_queue(&s->jobs[s->next], s->how, NULL);
+	}
+	if (s->next == s->nr)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, ns_to_ktime((u64)irq_period_us * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void irq_run(struct bench_job *jobs, u64 *lat, enum bench_target how,
+		    u64 *p50, u64 *p99)
+{
+	struct irq_submitter s = {
+		.jobs = jobs, .nr = irq_jobs, .how = how,
+	};
+	unsigned int i;
+
+	bench_init(jobs, irq_jobs, how, irq_stamp_job, irq_stamp_work);
+	noop_expect(irq_jobs);
+	hrtimer_init_on_stack(&s.timer, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_HARD);
+	s.timer.function = irq_submit_fire;
+	hrtimer_start(&s.timer, ns_to_ktime((u64)irq_period_us * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_HARD);
+	wait_for_completion(&noop_done);
+	hrtimer_cancel(&s.timer);
+	destroy_hrtimer_on_stack(&s.timer);
+	for (i = 0; i < irq_jobs; i++)
+		lat[i] = jobs[i].started - jobs[i].queued;
+	sort(lat, irq_jobs, sizeof(*lat), cmp_u64, NULL);
+	*p50 = lat[irq_jobs / 2] / NSEC_PER_USEC;
+	*p99 = lat[irq_jobs * 99 / 100] / NSEC_PER_USEC;
+}
+
+static void bench_hardirq(void)
+{
+	struct bench_job *jobs = vcalloc(irq_jobs, sizeof(*jobs));
+	u64 *lat = vcalloc(irq_jobs, sizeof(*lat));
+	u64 p50[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	u64 p99[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	unsigned int r;
+	int how;
+
+	if (!jobs || !lat || !irq_jobs || !irq_per_fire)
+		goto out;
+	for (r = 0; r < bench_reps(); r++)
+		for (how = 0; how < BENCH_NR_TARGETS; how++)
+			irq_run(jobs, lat, how, &p50[how][r], &p99[how][r]);
+	report_targets("hardirq", "p50_us", p50, "us", false);
+	report_targets("hardirq", "p99_us", p99, "us", false);
+out:
+	vfree(lat);
+	vfree(jobs);
+}
+
+/*
+ * A sustained overload: one submitter per online CPU, for overload_ms,
+ * submits jobs that each busy-wait overload_job_us, faster than they can
+ * run, cycling through its own overload_slots jobs and skipping a slot
+ * whose job has not run yet. Each job records its age (start - submit):
+ * the oldest age seen in the first and in the second half of the run
+ * shows whether the backlog's age is bounded or grows, as it would if
+ * some job starved.
+ */
+struct overload {
+	u64 t0;
+	atomic64_t oldest[2];
+	atomic_t outstanding;
+	atomic_long_t ran, skips;
+	bool stop;
+};
+
+static struct overload *overload_now;
+
+static void overload_ran(struct bench_job *j)
+{
+	struct overload *ov = overload_now;
+	u64 now = ktime_get_ns(), age = now - j->queued;
+	atomic64_t *oldest = &ov->oldest[now - ov->t0 >= overload_ms *
+					 NSEC_PER_MSEC / 2];
+	s64 old = atomic64_read(oldest);
+
+	while (age > old && !atomic64_try_cmpxchg(oldest, &old, age))
+		;
+	ndelay(overload_job_us * NSEC_PER_USEC);
+	if (now - ov->t0 < overload_ms * NSEC_PER_MSEC)
+		atomic_long_inc(&ov->ran);
+	atomic_set_release(&j->busy, 0);
+	/* Uses the address only: ov may be gone once it is seen zero. */
+	if (atomic_dec_and_test(&ov->outstanding))
+		wake_up_var(&ov->outstanding);
+}
+
+static void overload_job(struct blitz_job *job)
+{
+	overload_ran(container_of(job, struct bench_job, job));
+}
+
+static void overload_work(struct work_struct *work)
+{
+	overload_ran(container_of(work, struct bench_job, work));
+}
+
+struct overload_submitter {
+	struct bench_job *slots;
+	enum bench_target how;
+	struct completion *go;
+};
+
+static int overload_submit_fn(void *arg)
+{
+	struct overload_submitter *s = arg;
+	struct overload *ov = overload_now;
+	unsigned long skips = 0;
+	struct bench_job *j;
+	unsigned int i = 0;
+
+	wait_for_completion(s->go);
+	while (!READ_ONCE(ov->stop)) {
+		j = &s->slots[i++ % overload_slots];
+		/* Acquire: pairs with the release in overload_ran(). */
+		if (atomic_read_acquire(&j->busy)) {
+			skips++;
+		} else {
+			atomic_set(&j->busy, 1);
+			atomic_inc(&ov->outstanding);
+			j->queued = ktime_get_ns();
+			bench_queue(j, s->how, NULL);
+		}
+		cond_resched();
+	}
+	atomic_long_add(skips, &ov->skips);
+	return bench_thread_done();
+}
+
+struct overload_result {
+	u64 oldest[2], per_s, skipped;
+};
+
+static void overload_run(struct bench_job *slots, enum bench_target how,
+			 struct overload_submitter *subs,
+			 struct task_struct **tasks, struct overload_result *res)
+{
+	unsigned int ncpu = num_online_cpus(), k;
+	DECLARE_COMPLETION_ONSTACK(go);
+	struct overload ov = {};
+	long ran;
+
+	bench_init(slots, overload_slots * ncpu, how, overload_job,
+		   overload_work);
+	overload_now = &ov;
+	for (k = 0; k < ncpu; k++)
+		subs[k] = (struct overload_submitter){
+			&slots[k * overload_slots], how, &go
+		};
+	k = bench_threads_start(overload_submit_fn, subs, sizeof(*subs),
+				tasks);
+	ov.t0 = ktime_get_ns();
+	complete_all(&go);
+	msleep(overload_ms);
+	WRITE_ONCE(ov.stop, true);
+	bench_threads_stop(tasks, k);
+	wait_var_event(&ov.outstanding, !atomic_read(&ov.outstanding));
+	ran = atomic_long_read(&ov.ran);
+	res->oldest[0] = atomic64_read(&ov.oldest[0]) / NSEC_PER_USEC;
+	res->oldest[1] = atomic64_read(&ov.oldest[1]) / NSEC_PER_USEC;
+	res->per_s = ran * MSEC_PER_SEC / max(overload_ms, 1U);
+	res->skipped = atomic_long_read(&ov.skips);
+}
+
+static void bench_overload(void)
+{
+	unsigned int ncpu = num_online_cpus(), r;
+	struct bench_job *slots = vcalloc(overload_slots * ncpu,
+					  sizeof(*slots));
+	struct overload_submitter *subs = kcalloc(ncpu, sizeof(*subs),
+						  GFP_KERNEL);
+	struct task_struct **tasks = kcalloc(ncpu, sizeof(*tasks), GFP_KERNEL);
+	u64 first[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	u64 second[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	u64 per_s[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	struct overload_result res;
+	int how;
+
+	if (!slots || !subs || !tasks || !overload_slots)
+		goto out;
+	for (r = 0; r < bench_reps(); r++)
+		for (how = 0; how < BENCH_NR_TARGETS; how++) {
+			overload_run(slots, how, subs, tasks, &res);
+			first[how][r] = res.oldest[0];
+			second[how][r] = res.oldest[1];
+			per_s[how][r] = res.per_s;
+		}
+	report_targets("overload", "oldest_first_half_us", first, "us",
+		       false);
+	report_targets("overload", "oldest_second_half_us", second, "us",
+		       false);
+	report_targets("overload", "jobs_per_s", per_s, "1/s", true);
+out:
+	kfree(tasks);
+	kfree(subs);
+	vfree(slots);
+}
+
+/*
+ * The tight-loop burst into private pools of 4, 16 and 64 workers (as
+ * many as there are possible CPUs; the guest gets maxcpus=64 for this):
+ * what a submit and its run cost as the pool grows.
+ */
+static void bench_scale(void)
+{
+	static const unsigned int sizes[] = { 4, 16, 64 };
+	struct bench_job *jobs = vcalloc(burst_jobs, sizeof(*jobs));
+	struct blitz_pool *pools[ARRAY_SIZE(sizes)] = {};
+	u64 ns[ARRAY_SIZE(sizes)][BENCH_MAX_REPS], med[ARRAY_SIZE(sizes)];
+	unsigned int nr = 0, i, r;
+	char name[32];
+
+	if (!jobs || !burst_jobs)
+		goto out;
+	for (nr = 0; nr < ARRAY_SIZE(sizes) &&
+	     sizes[nr] <= num_possible_cpus(); nr++) {
+		snprintf(name, sizeof(name), "bench-scale%u", sizes[nr]);
+		pools[nr] = blitz_pool_create(name, sizes[nr]);
+		if (IS_ERR(pools[nr]))
+			break;
+	}
+	for (r = 0; r < bench_reps(); r++)
+		for (i = 0; i < nr; i++)
+			ns[i][r] = burst_run(jobs, burst_jobs, BENCH_BLITZ,
+					     pools[i]);
+	for (i = 0; i < nr; i++) {
+		snprintf(name, sizeof(name), "workers%u_ns_per_job", sizes[i]);
+		med[i] = report_stats("scale", name, ns[i], bench_reps(), "ns");
+	}
+	if (nr > 1) {
+		snprintf(name, sizeof(name), "workers%u_vs_workers4_x100",
+			 sizes[nr - 1]);
+		report_ratio("scale", name, med[nr - 1], med[0]);
+	}
+	for (i = 0; i < nr; i++)
+		blitz_pool_destroy(pools[i]);
 out:
 	vfree(jobs);
 }
@@ -616,8 +1077,11 @@ static const struct {
 } benches[] = {
 	{ "fib", bench_fib },
 	{ "tree", bench_tree },
-	{ "submit", bench_submit },
 	{ "burst", bench_burst },
+	{ "percpu", bench_percpu },
+	{ "hardirq", bench_hardirq },
+	{ "overload", bench_overload },
+	{ "scale", bench_scale },
 	{ "pfor", bench_pfor },
 	{ "wake", bench_wake },
 	{ "idle", bench_idle },
