@@ -11,7 +11,8 @@
  * Workloads (select with workloads=a,b,...; default all):
  *   fib       fork-join overhead: fib(n) with blitz_join() at every node,
  *             one worker and all workers, vs plain recursion
- *   tree      binary-tree sum, 1023 nodes and 2^tree_log2 nodes
+ *   tree      binary-tree sum, 1023 nodes and 2^tree_log2 nodes, vs
+ *             sequential recursion
  *   burst     burst_jobs no-op jobs from one thread in a tight loop, no
  *             yields (as users write it), until all have run: ns per job
  *   percpu    the same from one thread per online CPU at once
@@ -22,19 +23,19 @@
  *             the oldest job at its start, in each half of the run
  *   scale     burst into private pools of 4, 16 and 64 workers (as many
  *             as there are possible CPUs)
- *
- * The submit workloads run each variant (blitz, then queue_work() on
- * system_wq and system_unbound_wq) reps times, interleaved: A B C A B C
- * ..., so that drift hits every variant alike, and report the median,
- * min and max of each.
  *   pfor      parallel_for over a compute-bound loop at several grains,
  *             vs N work items on system_unbound_wq + completion, vs
  *             sequential
- *   wake      latency from submit to func start with all workers asleep,
- *             vs queue_work() on system_wq (p50, p99)
- *   idle      busy time of all CPUs while idle, and with one job every
- *             1 ms and 10 ms, vs the same through system_wq, in parts
- *             per 10000 of all CPUs
+ *   wake      latency from submit to start with all workers asleep
+ *             (p50, p99 of wake_samples)
+ *   idle      busy time of all CPUs for idle_secs while idle, and with one
+ *             job every 1 ms and 10 ms, vs the same through system_wq, in
+ *             parts per 10000 of all CPUs
+ *
+ * Every workload runs its variants (blitz; queue_work() on system_wq and
+ * system_unbound_wq; plain code) reps times, interleaved: A B C A B C
+ * ..., so that drift hits every variant alike, and reports the median,
+ * min and max of each; ratios are of medians.
  */
 #define pr_fmt(fmt) "bench: " fmt
 
@@ -86,9 +87,9 @@ module_param(pfor_n, uint, 0444);
 static unsigned int pfor_work = 500;
 module_param(pfor_work, uint, 0444);
 MODULE_PARM_DESC(pfor_work, "inner iterations per parallel_for index");
-static unsigned int idle_secs = 10;
+static unsigned int idle_secs = 2;
 module_param(idle_secs, uint, 0444);
-static unsigned int wake_samples = 200;
+static unsigned int wake_samples = 100;
 module_param(wake_samples, uint, 0444);
 
 static void report(const char *workload, const char *variant, u64 value,
@@ -113,42 +114,139 @@ static bool selected(const char *name)
 	return false;
 }
 
+/* === Interleaved repetitions === */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Repetitions of each variant: reps, within 1..BENCH_MAX_REPS. */
+static unsigned int bench_reps(void)
+{
+	return clamp(reps, 1U, (unsigned int)BENCH_MAX_REPS);
+}
+
+/*
+ * Report the median, min and max of the @nr values of @variant (sorting
+ * them) as <variant>_median, _min and _max; return the median.
+ */
+static u64 report_stats(const char *workload, const char *variant,
+			u64 *vals, unsigned int nr, const char *unit)
+{
+	char name[64];
+
+	sort(vals, nr, sizeof(*vals), cmp_u64, NULL);
+	snprintf(name, sizeof(name), "%s_median", variant);
+	report(workload, name, vals[nr / 2], unit);
+	snprintf(name, sizeof(name), "%s_min", variant);
+	report(workload, name, vals[0], unit);
+	snprintf(name, sizeof(name), "%s_max", variant);
+	report(workload, name, vals[nr - 1], unit);
+	return vals[nr / 2];
+}
+
+/* @num / @den, x 100. */
+static void report_ratio(const char *workload, const char *name, u64 num,
+			 u64 den)
+{
+	report(workload, name, num * 100 / max(den, 1ULL), "x/100");
+}
+
+#define BENCH_MAX_VARIANTS	5
+
+/* One way of doing a workload's work: one timed run, in @unit. */
+struct bench_variant {
+	const char *name;
+	u64 (*run)(void *arg);
+	const char *unit;
+};
+
+/*
+ * Run each of @nr variants reps times, interleaved, A B C A B C ...: drift
+ * hits every variant alike. Report each one's median, min and max, and
+ * return the medians in @med.
+ */
+static void bench_interleave(const char *workload,
+			     const struct bench_variant *v, unsigned int nr,
+			     void *arg, u64 *med)
+{
+	u64 vals[BENCH_MAX_VARIANTS][BENCH_MAX_REPS];
+	unsigned int r, i;
+
+	for (r = 0; r < bench_reps(); r++)
+		for (i = 0; i < nr; i++)
+			vals[i][r] = v[i].run(arg);
+	for (i = 0; i < nr; i++)
+		med[i] = report_stats(workload, v[i].name, vals[i],
+				      bench_reps(), v[i].unit);
+}
+
 /* === fib === */
 
-/* ns per join: (join time - plain time) / number of joins. */
-static void bench_fib(void)
-{
-	unsigned long joins = fib_plain(fib_n + 1) - 1, want;
+struct fib_bench {
 	struct blitz_pool *one;
+	unsigned long want;
+};
+
+static u64 fib_plain_us(void *arg)
+{
+	struct fib_bench *b = arg;
+	u64 t0 = ktime_get_ns();
+
+	if (fib_plain(fib_n) != b->want)
+		pr_err("fib mismatch\n");
+	return (ktime_get_ns() - t0) / NSEC_PER_USEC;
+}
+
+static u64 fib_join_us(struct blitz_pool *pool, unsigned long want)
+{
 	struct fib f = { fib_n };
-	u64 t0, plain, seq1, all;
+	u64 t0 = ktime_get_ns();
 
-	t0 = ktime_get_ns();
-	want = fib_plain(fib_n);
-	plain = ktime_get_ns() - t0;
-
-	one = blitz_pool_create("bench-one", 1);
-	if (IS_ERR(one))
-		return;
-	t0 = ktime_get_ns();
-	blitz_call(one, fib_join, &f);
-	seq1 = ktime_get_ns() - t0;
-	blitz_pool_destroy(one);
+	blitz_call(pool, fib_join, &f);
 	if (f.result != want)
 		pr_err("fib mismatch\n");
+	return (ktime_get_ns() - t0) / NSEC_PER_USEC;
+}
 
-	f.result = 0;
-	t0 = ktime_get_ns();
-	blitz_call(NULL, fib_join, &f);
-	all = ktime_get_ns() - t0;
+static u64 fib_one_us(void *arg)
+{
+	struct fib_bench *b = arg;
 
-	report("fib", "plain_ms", plain / NSEC_PER_MSEC, "ms");
-	report("fib", "join_1worker_ms", seq1 / NSEC_PER_MSEC, "ms");
-	report("fib", "join_allworkers_ms", all / NSEC_PER_MSEC, "ms");
+	return fib_join_us(b->one, b->want);
+}
+
+static u64 fib_all_us(void *arg)
+{
+	struct fib_bench *b = arg;
+
+	return fib_join_us(NULL, b->want);
+}
+
+/* ns per join: (time in a one-worker pool - plain time) / joins. */
+static void bench_fib(void)
+{
+	static const struct bench_variant v[] = {
+		{ "plain_us", fib_plain_us, "us" },
+		{ "join_1worker_us", fib_one_us, "us" },
+		{ "join_allworkers_us", fib_all_us, "us" },
+	};
+	unsigned long joins = fib_plain(fib_n + 1) - 1;
+	struct fib_bench b = { .want = fib_plain(fib_n) };
+	u64 med[ARRAY_SIZE(v)];
+
+	b.one = blitz_pool_create("bench-one", 1);
+	if (IS_ERR(b.one))
+		return;
+	bench_interleave("fib", v, ARRAY_SIZE(v), &b, med);
+	blitz_pool_destroy(b.one);
 	report("fib", "overhead_1worker_ns_per_join",
-	       seq1 > plain ? (seq1 - plain) / joins : 0, "ns");
-	report("fib", "speedup_allworkers_x100", plain * 100 / max(all, 1ULL),
-	       "x/100");
+	       med[1] > med[0] ? (med[1] - med[0]) * NSEC_PER_USEC / joins : 0,
+	       "ns");
+	report_ratio("fib", "speedup_allworkers_x100", med[0], med[2]);
 }
 
 /* === Binary-tree sum (Spice / Chili benchmark) === */
@@ -198,37 +296,52 @@ static void tree_sum_join(void *arg)
 	t->sum = t->node->value + l.sum + r.sum;
 }
 
+struct tree_bench {
+	struct tree_node *root;
+	long want;
+};
+
+static u64 tree_seq_ns(void *arg)
+{
+	struct tree_bench *b = arg;
+	u64 t0 = ktime_get_ns();
+
+	if (tree_sum_seq(b->root) != b->want)
+		pr_err("tree sum mismatch\n");
+	return ktime_get_ns() - t0;
+}
+
+static u64 tree_blitz_ns(void *arg)
+{
+	struct tree_bench *b = arg;
+	struct tree_arg t = { b->root };
+	u64 t0 = ktime_get_ns();
+
+	blitz_call(NULL, tree_sum_join, &t);
+	if (t.sum != b->want)
+		pr_err("tree sum mismatch\n");
+	return ktime_get_ns() - t0;
+}
+
 static void bench_tree_one(unsigned int depth, const char *name)
 {
+	static const struct bench_variant v[] = {
+		{ "sequential_ns", tree_seq_ns, "ns" },
+		{ "blitz_ns", tree_blitz_ns, "ns" },
+	};
 	unsigned long nr = (1UL << (depth + 1)) - 1, next = 0;
-	struct tree_node *nodes, *root;
-	struct tree_arg t;
-	u64 t0, seq, par;
-	long want;
-	int i;
+	struct tree_node *nodes;
+	struct tree_bench b;
+	u64 med[ARRAY_SIZE(v)];
 
 	nodes = vmalloc(array_size(nr, sizeof(*nodes)));
 	if (!nodes)
 		return;
-	root = tree_build(nodes, &next, depth);
-	/* Best of 5 for small trees, which are over in microseconds. */
-	seq = U64_MAX;
-	par = U64_MAX;
-	for (i = 0; i < (depth < 16 ? 5 : 1); i++) {
-		t0 = ktime_get_ns();
-		want = tree_sum_seq(root);
-		seq = min(seq, ktime_get_ns() - t0);
-		t = (struct tree_arg){ root };
-		t0 = ktime_get_ns();
-		blitz_call(NULL, tree_sum_join, &t);
-		par = min(par, ktime_get_ns() - t0);
-		if (t.sum != want)
-			pr_err("tree sum mismatch\n");
-	}
-	report(name, "sequential_us", seq / NSEC_PER_USEC, "us");
-	report(name, "blitz_us", par / NSEC_PER_USEC, "us");
-	report(name, "blitz_vs_seq_x100", par * 100 / max(seq, 1ULL), "x/100");
-	report(name, "speedup_x100", seq * 100 / max(par, 1ULL), "x/100");
+	b.root = tree_build(nodes, &next, depth);
+	b.want = tree_sum_seq(b.root);
+	bench_interleave(name, v, ARRAY_SIZE(v), &b, med);
+	report_ratio(name, "blitz_vs_seq_x100", med[1], med[0]);
+	report_ratio(name, "speedup_x100", med[0], med[1]);
 	vfree(nodes);
 }
 
@@ -239,47 +352,6 @@ static void bench_tree(void)
 	bench_tree_one(9, "tree1023");
 	snprintf(name, sizeof(name), "tree2^%u", tree_log2);
 	bench_tree_one(tree_log2 - 1, name);
-}
-
-/* === Interleaved repetitions === */
-
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Repetitions of each variant: reps, within 1..BENCH_MAX_REPS. */
-static unsigned int bench_reps(void)
-{
-	return clamp(reps, 1U, (unsigned int)BENCH_MAX_REPS);
-}
-
-/*
- * Report the median, min and max of the @nr values of @variant (sorting
- * them) as <variant>_median, _min and _max; return the median.
- */
-static u64 report_stats(const char *workload, const char *variant,
-			u64 *vals, unsigned int nr, const char *unit)
-{
-	char name[64];
-
-	sort(vals, nr, sizeof(*vals), cmp_u64, NULL);
-	snprintf(name, sizeof(name), "%s_median", variant);
-	report(workload, name, vals[nr / 2], unit);
-	snprintf(name, sizeof(name), "%s_min", variant);
-	report(workload, name, vals[0], unit);
-	snprintf(name, sizeof(name), "%s_max", variant);
-	report(workload, name, vals[nr - 1], unit);
-	return vals[nr / 2];
-}
-
-/* @num / @den, x 100. */
-static void report_ratio(const char *workload, const char *name, u64 num,
-			 u64 den)
-{
-	report(workload, name, num * 100 / max(den, 1ULL), "x/100");
 }
 
 /* === Submitting jobs: blitz against the system workqueues === */
@@ -543,18 +615,27 @@ struct irq_submitter {
 	enum bench_target how;
 };
 
+/* Sort @nr latencies in ns; return their p50 and p99 in us. */
+static void latency_percentiles(u64 *lat, unsigned int nr, u64 *p50,
+				u64 *p99)
+{
+	sort(lat, nr, sizeof(*lat), cmp_u64, NULL);
+	*p50 = lat[nr / 2] / NSEC_PER_USEC;
+	*p99 = lat[nr * 99 / 100] / NSEC_PER_USEC;
+}
+
 static void stamp_done(struct bench_job *j)
 {
 	j->started = ktime_get_ns();
 	noop_done_one();
 }
 
-static void irq_stamp_job(struct blitz_job *job)
+static void stamp_job(struct blitz_job *job)
 {
 	stamp_done(container_of(job, struct bench_job, job));
 }
 
-static void irq_stamp_work(struct work_struct *work)
+static void stamp_work(struct work_struct *work)
 {
 	stamp_done(container_of(work, struct bench_job, work));
 }
@@ -582,7 +663,7 @@ static void irq_run(struct bench_job *jobs, u64 *lat, enum bench_target how,
 	};
 	unsigned int i;
 
-	bench_init(jobs, irq_jobs, how, irq_stamp_job, irq_stamp_work);
+	bench_init(jobs, irq_jobs, how, stamp_job, stamp_work);
 	noop_expect(irq_jobs);
 	hrtimer_init_on_stack(&s.timer, CLOCK_MONOTONIC,
 			      HRTIMER_MODE_REL_HARD);
@@ -594,9 +675,7 @@ static void irq_run(struct bench_job *jobs, u64 *lat, enum bench_target how,
 	destroy_hrtimer_on_stack(&s.timer);
 	for (i = 0; i < irq_jobs; i++)
 		lat[i] = jobs[i].started - jobs[i].queued;
-	sort(lat, irq_jobs, sizeof(*lat), cmp_u64, NULL);
-	*p50 = lat[irq_jobs / 2] / NSEC_PER_USEC;
-	*p99 = lat[irq_jobs * 99 / 100] / NSEC_PER_USEC;
+	latency_percentiles(lat, irq_jobs, p50, p99);
 }
 
 static void bench_hardirq(void)
@@ -866,113 +945,99 @@ static int pfor_fanout(unsigned long n, unsigned long grain)
 	return 0;
 }
 
+/* The grain of the run: 0 for the plain loop's bench_variant too. */
+static unsigned long pfor_grain;
+
+static u64 pfor_seq_us(void *arg)
+{
+	u64 t0 = ktime_get_ns();
+
+	pfor_body(0, pfor_n, NULL);
+	return (ktime_get_ns() - t0) / NSEC_PER_USEC;
+}
+
+static u64 pfor_blitz_us(void *arg)
+{
+	u64 t0 = ktime_get_ns();
+
+	blitz_parallel_for(0, pfor_n, pfor_grain, pfor_body, NULL);
+	return (ktime_get_ns() - t0) / NSEC_PER_USEC;
+}
+
+static u64 pfor_wq_us(void *arg)
+{
+	u64 t0 = ktime_get_ns();
+
+	pfor_fanout(pfor_n, pfor_grain);
+	return (ktime_get_ns() - t0) / NSEC_PER_USEC;
+}
+
+/* At each grain: the plain loop, parallel_for and the fan-out. */
 static void bench_pfor(void)
 {
-	static const unsigned long grains[] = { 16, 64, 256, 1024, 4096 };
-	u64 t0, seq, par, wq;
+	static const unsigned long grains[] = { 0, 16, 64, 256, 1024, 4096 };
+	static const struct bench_variant v[] = {
+		{ "sequential_us", pfor_seq_us, "us" },
+		{ "blitz_us", pfor_blitz_us, "us" },
+		{ "wq_fanout_us", pfor_wq_us, "us" },
+	};
+	u64 med[ARRAY_SIZE(v)];
 	char name[24];
 	int g;
 
-	t0 = ktime_get_ns();
-	pfor_body(0, pfor_n, NULL);
-	seq = ktime_get_ns() - t0;
-	report("pfor", "sequential_us", seq / NSEC_PER_USEC, "us");
-
 	for (g = 0; g < ARRAY_SIZE(grains); g++) {
-		snprintf(name, sizeof(name), "pfor_grain%lu", grains[g]);
-		t0 = ktime_get_ns();
-		blitz_parallel_for(0, pfor_n, grains[g], pfor_body, NULL);
-		par = ktime_get_ns() - t0;
-		t0 = ktime_get_ns();
-		pfor_fanout(pfor_n, grains[g]);
-		wq = ktime_get_ns() - t0;
-		report(name, "blitz_us", par / NSEC_PER_USEC, "us");
-		report(name, "wq_fanout_us", wq / NSEC_PER_USEC, "us");
-		report(name, "blitz_speedup_x100", seq * 100 / max(par, 1ULL),
-		       "x/100");
-		report(name, "wq_speedup_x100", seq * 100 / max(wq, 1ULL),
-		       "x/100");
+		pfor_grain = grains[g];
+		snprintf(name, sizeof(name), "pfor_grain%lu", pfor_grain);
+		/* Grain 0 is automatic: parallel_for only. */
+		bench_interleave(name, v, pfor_grain ? 3 : 2, NULL, med);
+		report_ratio(name, "blitz_speedup_x100", med[0], med[1]);
+		if (pfor_grain)
+			report_ratio(name, "wq_speedup_x100", med[0], med[2]);
 	}
-	t0 = ktime_get_ns();
-	blitz_parallel_for(0, pfor_n, 0, pfor_body, NULL);
-	par = ktime_get_ns() - t0;
-	report("pfor_grain0", "blitz_us", par / NSEC_PER_USEC, "us");
-	report("pfor_grain0", "blitz_speedup_x100", seq * 100 / max(par, 1ULL),
-	       "x/100");
 }
 
 /* === Wake latency === */
 
-struct stamp {
-	union {
-		struct blitz_job job;
-		struct work_struct work;
-	};
-	u64 queued, started;
-	struct completion done;
-};
-
-static void stamp_job(struct blitz_job *job)
+/* One job at a time, 20 ms apart: from submit to start, workers asleep. */
+static void wake_run(struct bench_job *j, u64 *lat, enum bench_target how,
+		     u64 *p50, u64 *p99)
 {
-	struct stamp *s = container_of(job, struct stamp, job);
-
-	s->started = ktime_get_ns();
-	complete(&s->done);
-}
-
-static void stamp_work(struct work_struct *work)
-{
-	struct stamp *s = container_of(work, struct stamp, work);
-
-	s->started = ktime_get_ns();
-	complete(&s->done);
-}
-
-static void wake_latency(bool wq, u64 *lat)
-{
-	struct stamp s;
 	unsigned int i;
 
+	bench_init(j, 1, how, stamp_job, stamp_work);
 	for (i = 0; i < wake_samples; i++) {
 		/* Long enough for every blitz worker to fall asleep. */
 		msleep(20);
-		init_completion(&s.done);
-		if (wq)
-			INIT_WORK_ONSTACK(&s.work, stamp_work);
-		else
-			blitz_job_init(&s.job, stamp_job);
-		s.queued = ktime_get_ns();
-		if (wq)
-			queue_work(system_wq, &s.work);
-		else
-			blitz_submit(NULL, &s.job);
-		wait_for_completion(&s.done);
-		if (wq) {
-			flush_work(&s.work);
-			destroy_work_on_stack(&s.work);
-		}
-		lat[i] = s.started - s.queued;
+		noop_expect(1);
+		j->queued = ktime_get_ns();
+		bench_queue(j, how, NULL);
+		wait_for_completion(&noop_done);
+		lat[i] = j->started - j->queued;
 	}
-	sort(lat, wake_samples, sizeof(*lat), cmp_u64, NULL);
+	if (how != BENCH_BLITZ)
+		flush_work(&j->work);
+	latency_percentiles(lat, wake_samples, p50, p99);
 }
 
 static void bench_wake(void)
 {
+	struct bench_job *j = kzalloc(sizeof(*j), GFP_KERNEL);
 	u64 *lat = kcalloc(wake_samples, sizeof(*lat), GFP_KERNEL);
+	u64 p50[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	u64 p99[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	unsigned int r;
+	int how;
 
-	if (!lat || !wake_samples)
+	if (!j || !lat || !wake_samples)
 		goto out;
-	wake_latency(false, lat);
-	report("wake", "blitz_p50_us", lat[wake_samples / 2] / NSEC_PER_USEC, "us");
-	report("wake", "blitz_p99_us",
-	       lat[wake_samples * 99 / 100] / NSEC_PER_USEC, "us");
-	wake_latency(true, lat);
-	report("wake", "system_wq_p50_us", lat[wake_samples / 2] / NSEC_PER_USEC,
-	       "us");
-	report("wake", "system_wq_p99_us",
-	       lat[wake_samples * 99 / 100] / NSEC_PER_USEC, "us");
+	for (r = 0; r < bench_reps(); r++)
+		for (how = 0; how < BENCH_NR_TARGETS; how++)
+			wake_run(j, lat, how, &p50[how][r], &p99[how][r]);
+	report_targets("wake", "p50_us", p50, "us", false);
+	report_targets("wake", "p99_us", p99, "us", false);
 out:
 	kfree(lat);
+	kfree(j);
 }
 
 /* === Idle cost === */
@@ -1057,18 +1122,44 @@ static u64 idle_cost(unsigned int period_us, bool wq)
 	return wall > idle ? (wall - idle) * 10000 / wall : 0;
 }
 
+static u64 idle_none(void *arg)
+{
+	return idle_cost(0, false);
+}
+
+static u64 idle_blitz_1ms(void *arg)
+{
+	return idle_cost(1000, false);
+}
+
+static u64 idle_wq_1ms(void *arg)
+{
+	return idle_cost(1000, true);
+}
+
+static u64 idle_blitz_10ms(void *arg)
+{
+	return idle_cost(10000, false);
+}
+
+static u64 idle_wq_10ms(void *arg)
+{
+	return idle_cost(10000, true);
+}
+
 static void bench_idle(void)
 {
-	report("idle", "all_cpus_idle_per10000", idle_cost(0, false),
-	       "1/10000 cpu");
-	report("idle", "blitz_every_1ms_per10000", idle_cost(1000, false),
-	       "1/10000 cpu");
-	report("idle", "system_wq_every_1ms_per10000", idle_cost(1000, true),
-	       "1/10000 cpu");
-	report("idle", "blitz_every_10ms_per10000", idle_cost(10000, false),
-	       "1/10000 cpu");
-	report("idle", "system_wq_every_10ms_per10000", idle_cost(10000, true),
-	       "1/10000 cpu");
+	static const struct bench_variant v[] = {
+		{ "all_cpus_idle_per10000", idle_none, "1/10000 cpu" },
+		{ "blitz_every_1ms_per10000", idle_blitz_1ms, "1/10000 cpu" },
+		{ "system_wq_every_1ms_per10000", idle_wq_1ms, "1/10000 cpu" },
+		{ "blitz_every_10ms_per10000", idle_blitz_10ms, "1/10000 cpu" },
+		{ "system_wq_every_10ms_per10000", idle_wq_10ms,
+		  "1/10000 cpu" },
+	};
+	u64 med[ARRAY_SIZE(v)];
+
+	bench_interleave("idle", v, ARRAY_SIZE(v), NULL, med);
 }
 
 static const struct {
