@@ -560,9 +560,9 @@ static int percpu_submit_fn(void *arg)
 static u64 percpu_run(struct bench_job *jobs, enum bench_target how,
 		      struct percpu_submitter *subs, struct task_struct **tasks)
 {
-	unsigned int ncpu = num_online_cpus(), per = burst_jobs / ncpu, k;
+	unsigned int ncpu = num_online_cpus(), per = burst_jobs / ncpu, k, i;
 	DECLARE_COMPLETION_ONSTACK(go);
-	u64 t0, ns = 0;
+	u64 t0, ns;
 
 	bench_init(jobs, per * ncpu, how, noop_job, noop_work);
 	noop_expect(per * ncpu);
@@ -571,12 +571,18 @@ static u64 percpu_run(struct bench_job *jobs, enum bench_target how,
 			&jobs[k * per], per, how, &go
 		};
 	k = bench_threads_start(percpu_submit_fn, subs, sizeof(*subs), tasks);
-	t0 = ktime_get_ns();
-	if (k == ncpu) {
+	if (k < ncpu) {
+		/* Release those that started, with nothing to submit. */
+		for (i = 0; i < k; i++)
+			subs[i].nr = 0;
 		complete_all(&go);
-		wait_for_completion(&noop_done);
-		ns = (ktime_get_ns() - t0) / (per * ncpu);
+		bench_threads_stop(tasks, k);
+		return 0;
 	}
+	t0 = ktime_get_ns();
+	complete_all(&go);
+	wait_for_completion(&noop_done);
+	ns = (ktime_get_ns() - t0) / (per * ncpu);
 	bench_threads_stop(tasks, k);
 	return ns;
 }
