@@ -200,13 +200,16 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 
 	/*
 	 * Counted and in the bitmap; now look at every queue once more.
-	 * Pairs with smp_mb() in blitz_new_jobs(): either the poster sees
-	 * our bit or we see its job. It also orders the bit before reading
-	 * the latch in blitz_sleep_over(), against the fully ordered
-	 * blitz_latch_set() before the stopper looks for our bit.
+	 * Pairs with the poster's barrier after its queueing (smp_mb() in
+	 * blitz_new_jobs(), or the cmpxchg of llist_add() before
+	 * __blitz_new_jobs()): either the poster sees our bit or we see its
+	 * job. It also orders the bit before reading the latch in
+	 * blitz_sleep_over(), against the fully ordered blitz_latch_set()
+	 * before the stopper looks for our bit.
 	 * (litmus/poster-sleeper-deque.litmus,
 	 * litmus/poster-sleeper-inject.litmus,
-	 * litmus/poster-sleeper-bitmap.litmus)
+	 * litmus/poster-sleeper-bitmap.litmus,
+	 * litmus/poster-bitmap-empty.litmus)
 	 */
 	smp_mb__after_atomic();
 	if (!blitz_has_work(pool) && !blitz_sleep_over(w, latch)) {
