@@ -718,7 +718,7 @@ struct overload {
 	u64 t0;
 	atomic64_t oldest[2];
 	atomic_t outstanding;
-	atomic_long_t ran, skips;
+	atomic_long_t ran;
 	bool stop;
 };
 
@@ -763,7 +763,6 @@ static int overload_submit_fn(void *arg)
 {
 	struct overload_submitter *s = arg;
 	struct overload *ov = overload_now;
-	unsigned long skips = 0;
 	struct bench_job *j;
 	unsigned int i = 0;
 
@@ -771,9 +770,7 @@ static int overload_submit_fn(void *arg)
 	while (!READ_ONCE(ov->stop)) {
 		j = &s->slots[i++ % overload_slots];
 		/* Acquire: pairs with the release in overload_ran(). */
-		if (atomic_read_acquire(&j->busy)) {
-			skips++;
-		} else {
+		if (!atomic_read_acquire(&j->busy)) {
 			atomic_set(&j->busy, 1);
 			atomic_inc(&ov->outstanding);
 			j->queued = ktime_get_ns();
@@ -781,12 +778,11 @@ static int overload_submit_fn(void *arg)
 		}
 		cond_resched();
 	}
-	atomic_long_add(skips, &ov->skips);
 	return bench_thread_done();
 }
 
 struct overload_result {
-	u64 oldest[2], per_s, skipped;
+	u64 oldest[2], per_s;
 };
 
 static void overload_run(struct bench_job *slots, enum bench_target how,
@@ -817,7 +813,6 @@ static void overload_run(struct bench_job *slots, enum bench_target how,
 	res->oldest[0] = atomic64_read(&ov.oldest[0]) / NSEC_PER_USEC;
 	res->oldest[1] = atomic64_read(&ov.oldest[1]) / NSEC_PER_USEC;
 	res->per_s = ran * MSEC_PER_SEC / max(overload_ms, 1U);
-	res->skipped = atomic_long_read(&ov.skips);
 }
 
 static void bench_overload(void)
