@@ -65,6 +65,7 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  * @woken: a waker claimed the worker in &blitz_pool.sleepers and
  *	   subtracted it from the sleeping count; reset by the worker
  * @stats: counters written only by this worker
+ * @refs: pool references of the jobs the worker ran, not dropped yet
  */
 struct blitz_worker {
 	struct blitz_deque deque;
@@ -79,6 +80,7 @@ struct blitz_worker {
 	struct swait_queue_head idle_wait ____cacheline_aligned_in_smp;
 	bool woken;
 	u64 stats[BLITZ_NR_STATS] ____cacheline_aligned_in_smp;
+	unsigned long refs;
 };
 
 /**

@@ -238,6 +238,8 @@ void blitz_pool_destroy(struct blitz_pool *pool)
 	percpu_ref_kill(&pool->live);
 	blitz_race_window(BLITZ_RACE_DESTROY_DRAIN);
 	wait_for_completion(&pool->drained);
+	/* A submitter may still be waking, in its RCU read section. */
+	synchronize_rcu();
 
 	/* Both at once: a create of the same name gets its directory. */
 	mutex_lock(&blitz_pools_lock);
@@ -286,6 +288,7 @@ void blitz_inject(struct blitz_pool *pool, struct blitz_job *job)
 int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 {
 	struct blitz_worker *w;
+	int ret = 0;
 
 	if (!job || !job->func || WARN_ON_ONCE(in_nmi()))
 		return -EINVAL;
@@ -296,16 +299,18 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 	if (w && w->pool != pool)
 		w = NULL;
 	/*
-	 * A job of the pool holds a reference while it runs, so what it
-	 * submits is accepted even while the pool drains; a worker of the
-	 * pool runs nothing that is not inside such a job, so the pool
-	 * outlives this call.
+	 * The job takes a reference, which it drops once it has run. From
+	 * outside, the job may run and drop it before we are done waking:
+	 * the RCU read section keeps the pool until then, as destroy waits
+	 * for a grace period after the last reference. A job of the pool
+	 * holds a reference while it runs, so what it submits is accepted
+	 * even while the pool drains.
 	 */
-	if (w) {
-		if (!percpu_ref_tryget(&pool->live))
-			return -ESHUTDOWN;
-	} else if (!percpu_ref_tryget_live(&pool->live)) {
-		return -ESHUTDOWN;
+	rcu_read_lock();
+	if (w ? !percpu_ref_tryget(&pool->live) :
+		!percpu_ref_tryget_live_rcu(&pool->live)) {
+		ret = -ESHUTDOWN;
+		goto unlock;
 	}
 	/*
 	 * Fully ordered; pairs with test_and_clear_bit() in blitz_execute().
@@ -313,27 +318,21 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 	 */
 	if (test_and_set_bit(BLITZ_JOB_PENDING, &job->state)) {
 		percpu_ref_put(&pool->live);
-		return -EBUSY;
+		ret = -EBUSY;
+		goto unlock;
 	}
 
-	if (w) {
-		if (blitz_deque_push(&w->deque, job)) {
-			blitz_new_jobs(pool, 1, w->index + 1);
-			return 0;
-		}
+	if (!w) {
+		blitz_inject(pool, job);
+	} else if (blitz_deque_push(&w->deque, job)) {
+		blitz_new_jobs(pool, 1, w->index + 1);
+	} else {
 		blitz_stat_inc(w, BLITZ_STAT_OVERFLOWS);
 		blitz_inject(pool, job);
-		return 0;
 	}
-	/*
-	 * From outside, the job's reference is all that keeps the pool, and
-	 * the job may run and drop it before we are done waking: hold one
-	 * of our own until then (destroy waits for it).
-	 */
-	percpu_ref_get(&pool->live);
-	blitz_inject(pool, job);
-	percpu_ref_put(&pool->live);
-	return 0;
+unlock:
+	rcu_read_unlock();
+	return ret;
 }
 EXPORT_SYMBOL_GPL(blitz_submit);
 

@@ -8,9 +8,11 @@
  * writable at run time in /sys/module/blitz/parameters/) turns them on for
  * the torture runs: at one pass in race_every (16) through each window
  * (race_mask selects which, all by default) a task that may sleep yields,
- * sleeps or spins for up to race_delay_us microseconds, any other context
- * spins for up to a few microseconds. Either way a concurrent task gets a chance to
- * run through the window, as a preemption at exactly that point would.
+ * sleeps or spins for up to race_delay_us microseconds, a task in an RCU
+ * read section that may be preempted spins as long (at most 50 ms), any
+ * other context spins for up to a few microseconds. Either way a
+ * concurrent task gets a chance to run through the window, as a
+ * preemption at exactly that point would.
  */
 #ifndef _BLITZ_RACE_H
 #define _BLITZ_RACE_H

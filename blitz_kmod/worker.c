@@ -186,8 +186,22 @@ void blitz_execute(struct blitz_worker *w, struct blitz_job *job)
 	blitz_stat_inc(w, BLITZ_STAT_EXECUTED);
 	blitz_check_leaks(&ctx, func);
 	if (submitted)
-		percpu_ref_put(&w->pool->live);
+		w->refs++;
 	cond_resched();
+}
+
+/*
+ * Drop the pool references of the jobs we ran. In bulk, when we run out
+ * of work, rather than an RCU read section per job: only destroy waits
+ * for them, and it waits for every job, after which every worker runs out
+ * of work.
+ */
+static void blitz_drop_refs(struct blitz_worker *w)
+{
+	if (w->refs) {
+		percpu_ref_put_many(&w->pool->live, w->refs);
+		w->refs = 0;
+	}
 }
 
 /*
@@ -207,6 +221,7 @@ static void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
 			blitz_execute(w, job);
 			continue;
 		}
+		blitz_drop_refs(w);
 		blitz_idle_start(pool, &idle);
 		while (!blitz_latch_probe(latch)) {
 			job = blitz_find_work(w);

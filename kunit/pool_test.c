@@ -321,9 +321,11 @@ static int race_submitter(void *arg)
 /*
  * An outside blitz_submit() racing blitz_pool_destroy(): the job runs
  * (an awake worker finds it) and destroy returns while the submitter is
- * still inside blitz_submit() (the race windows stretch it), which must
- * keep the pool alive until it is done with it. KASAN (UML) reports the
- * use-after-free if not; on x86_64, without KASAN, it may go unseen.
+ * still inside blitz_submit() (the race window stretches it, between the
+ * injection and the wake: inside the RCU read section, a spin that can be
+ * preempted), which must keep the pool alive until it is done with it.
+ * KASAN (UML) reports the use-after-free if not; on x86_64, without
+ * KASAN, it may go unseen.
  */
 static void pool_test_submit_races_destroy(struct kunit *test)
 {
@@ -339,7 +341,7 @@ static void pool_test_submit_races_destroy(struct kunit *test)
 	atomic_set(&runs, 0);
 	/*
 	 * Only the submitter's window, long enough for destroy, with the RCU
-	 * grace period of percpu_ref_kill(), to run through it.
+	 * grace periods of percpu_ref_kill() and its own, to run through it.
 	 */
 	WRITE_ONCE(blitz_race_mask, BIT(BLITZ_RACE_INJECT_WAKE));
 	WRITE_ONCE(blitz_race_every, 2);
