@@ -34,9 +34,11 @@
 
 #include <linux/atomic.h>
 #include <linux/blitz.h>
+#include <linux/bug.h>
 #include <linux/cache.h>
 #include <linux/compiler.h>
 #include <linux/err.h>
+#include <linux/llist.h>
 
 #define BLITZ_DEQUE_SLOTS	256
 #define BLITZ_DEQUE_MASK	(BLITZ_DEQUE_SLOTS - 1)
@@ -129,6 +131,43 @@ static inline bool blitz_deque_push_frame(struct blitz_deque *dq,
 					  struct blitz_job *job)
 {
 	return __blitz_deque_push(dq, (unsigned long)job | BLITZ_DEQUE_FRAME);
+}
+
+/**
+ * blitz_deque_push_list - add a list of jobs at the owner's end at once
+ * @dq: the deque
+ * @list: the jobs, NULL-terminated, linked by &blitz_job.node
+ * @n: how many
+ *
+ * The first job of @list goes nearest the bottom: the owner pops them in
+ * the order of @list, thieves steal from its end. The caller knows there
+ * is room for them all.
+ *
+ * Context: the owner only, in task context.
+ */
+static inline void blitz_deque_push_list(struct blitz_deque *dq,
+					 struct llist_node *list,
+					 unsigned int n)
+{
+	long b = dq->bottom, i = b + n, t;
+	struct llist_node *pos;
+
+	/*
+	 * Acquire, as in __blitz_deque_push(): the thieves that took the
+	 * slots we reuse have read them. (litmus/deque-slot-reuse.litmus)
+	 */
+	t = smp_load_acquire(&dq->top);
+	WARN_ON_ONCE(i - t > BLITZ_DEQUE_SLOTS);
+	for (pos = list; pos; pos = pos->next)
+		WRITE_ONCE(dq->slots[--i & BLITZ_DEQUE_MASK],
+			   (unsigned long)llist_entry(pos, struct blitz_job,
+						      node));
+	/*
+	 * Every slot before the index, as in __blitz_deque_push(): until
+	 * then no job of @list can be stolen, run and reused, so @list can
+	 * be walked. (litmus/deque-push-list.litmus)
+	 */
+	smp_store_release(&dq->bottom, b + n);
 }
 
 /**

@@ -71,12 +71,15 @@ static inline bool blitz_inject_empty(struct blitz_inject *q)
 
 /*
  * Take the oldest jobs of @q, at most @max (at least 1): they come
- * oldest first, NULL-terminated. NULL when @q is empty. Task context.
+ * oldest first, NULL-terminated, and *@nr says how many. NULL (and 0)
+ * when @q is empty. Task context.
  */
 static inline struct llist_node *blitz_inject_take(struct blitz_inject *q,
-						   unsigned int max)
+						   unsigned int max,
+						   unsigned int *nr)
 {
 	struct llist_node *first, *last;
+	unsigned int n = 0;
 
 	/*
 	 * The lock hands on to us what the taker that moved the jobs saw of
@@ -88,12 +91,13 @@ static inline struct llist_node *blitz_inject_take(struct blitz_inject *q,
 	if (!first)
 		first = llist_reverse_order(llist_del_all(&q->list));
 	if (first) {
-		for (last = first; --max && last->next; last = last->next)
-			;
+		for (last = first, n = 1; n < max && last->next; n++)
+			last = last->next;
 		WRITE_ONCE(q->backlog, last->next);
 		last->next = NULL;
 	}
 	raw_spin_unlock(&q->lock);
+	*nr = n;
 	return first;
 }
 

@@ -87,35 +87,30 @@ bool blitz_has_work(struct blitz_pool *pool)
 /*
  * Take a batch of the oldest injected jobs, from our own queue first (it
  * is fed from our CPU): run the oldest, push the others on our deque,
- * where idle workers can steal them. They go newest first, so that we pop
- * them oldest first. The deque is empty (we found nothing on it), and a
- * batch is smaller than the deque: every push succeeds.
+ * where idle workers can steal them, and from where we pop them oldest
+ * first. The deque is empty (we found nothing on it), and a batch is
+ * smaller than the deque: there is room.
  */
 static struct blitz_job *blitz_take_injected(struct blitz_worker *w)
 {
 	struct blitz_pool *pool = w->pool;
-	unsigned int n = pool->nr_workers, i, v = w->index, pushed = 0;
-	struct llist_node *batch = NULL, *pos, *next;
+	unsigned int n = pool->nr_workers, i, v = w->index, taken = 0;
+	struct llist_node *batch = NULL;
 
 	BUILD_BUG_ON(BLITZ_INJECT_BATCH > BLITZ_DEQUE_SLOTS);
 	for (i = 0; i < n && !batch; i++, v = v + 1 == n ? 0 : v + 1) {
 		if (!blitz_inject_empty(&pool->workers[v]->inject))
 			batch = blitz_inject_take(&pool->workers[v]->inject,
-						  BLITZ_INJECT_BATCH);
+						  BLITZ_INJECT_BATCH, &taken);
 	}
 	if (!batch)
 		return NULL;
 
-	for (pos = llist_reverse_order(batch->next); pos; pos = next) {
-		/* Once pushed, the job may run and be reused at once. */
-		next = pos->next;
-		blitz_deque_push(&w->deque,
-				 llist_entry(pos, struct blitz_job, node));
-		pushed++;
+	if (taken > 1) {
+		blitz_deque_push_list(&w->deque, batch->next, taken - 1);
+		blitz_new_jobs(pool, taken - 1, w->index + 1);
 	}
-	if (pushed)
-		blitz_new_jobs(pool, pushed, w->index + 1);
-	blitz_stat_add(w, BLITZ_STAT_INJECTED, 1 + pushed);
+	blitz_stat_add(w, BLITZ_STAT_INJECTED, taken);
 	return llist_entry(batch, struct blitz_job, node);
 }
 

@@ -60,6 +60,50 @@ static void deque_test_full(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, blitz_deque_push(dq, &job));
 }
 
+/*
+ * A list pushed at once: the owner pops it in list order, thieves steal
+ * from its end; across the end of the ring, and after single pushes.
+ */
+static void deque_test_push_list(struct kunit *test)
+{
+	const int nr = 32;
+	struct blitz_job *jobs, *before;
+	struct blitz_deque *dq;
+	struct llist_node *list;
+	int round, i;
+
+	dq = kunit_kzalloc(test, sizeof(*dq), GFP_KERNEL);
+	jobs = kunit_kcalloc(test, nr, sizeof(*jobs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, dq);
+	KUNIT_ASSERT_NOT_NULL(test, jobs);
+	blitz_deque_init(dq);
+
+	/* Start 10 short of the ring's end; then wrap around it. */
+	for (i = 0; i < BLITZ_DEQUE_SLOTS - 10; i++) {
+		KUNIT_ASSERT_TRUE(test, blitz_deque_push(dq, &jobs[0]));
+		KUNIT_ASSERT_PTR_EQ(test, blitz_deque_pop(dq), &jobs[0]);
+	}
+	for (round = 0; round < 3; round++) {
+		list = NULL;
+		for (i = nr; i-- > 0; ) {
+			jobs[i].node.next = list;
+			list = &jobs[i].node;
+		}
+		before = kunit_kzalloc(test, sizeof(*before), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, before);
+		/* A job pushed before the list is stolen before it. */
+		KUNIT_ASSERT_TRUE(test, blitz_deque_push(dq, before));
+		blitz_deque_push_list(dq, list, nr);
+		KUNIT_EXPECT_PTR_EQ(test, blitz_deque_steal(dq), before);
+		KUNIT_EXPECT_PTR_EQ(test, blitz_deque_steal(dq), &jobs[nr - 1]);
+		KUNIT_EXPECT_PTR_EQ(test, blitz_deque_steal(dq), &jobs[nr - 2]);
+		for (i = 0; i < nr - 2; i++)
+			KUNIT_EXPECT_PTR_EQ(test, blitz_deque_pop(dq), &jobs[i]);
+		KUNIT_EXPECT_NULL(test, blitz_deque_pop(dq));
+		KUNIT_EXPECT_TRUE(test, blitz_deque_empty(dq));
+	}
+}
+
 /* Indices run far past the ring size: every slot is reused many times. */
 static void deque_test_wrap(struct kunit *test)
 {
@@ -233,6 +277,7 @@ static struct kunit_case deque_test_cases[] = {
 	KUNIT_CASE(deque_test_lifo_fifo),
 	KUNIT_CASE(deque_test_full),
 	KUNIT_CASE(deque_test_wrap),
+	KUNIT_CASE(deque_test_push_list),
 	KUNIT_CASE_PARAM(deque_test_stress, deque_thieves_gen_params),
 	{}
 };

@@ -39,10 +39,10 @@ static unsigned int inject_take_in_order(struct kunit *test,
 					 unsigned int max)
 {
 	struct llist_node *batch, *pos;
-	unsigned int n;
+	unsigned int n, taken;
 
 	while (nr) {
-		batch = blitz_inject_take(q, min(max, nr));
+		batch = blitz_inject_take(q, min(max, nr), &taken);
 		KUNIT_ASSERT_NOT_NULL(test, batch);
 		n = 0;
 		for (pos = batch; pos; pos = pos->next, n++, nr--) {
@@ -51,6 +51,7 @@ static unsigned int inject_take_in_order(struct kunit *test,
 			next++;
 		}
 		KUNIT_EXPECT_LE(test, n, max);
+		KUNIT_EXPECT_EQ(test, n, taken);
 	}
 	return next;
 }
@@ -61,7 +62,7 @@ static void inject_test_fifo(struct kunit *test)
 {
 	struct inject_item *items;
 	struct blitz_inject *q;
-	unsigned int next, added;
+	unsigned int next, added, taken;
 
 	q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
 	items = kunit_kcalloc(test, FIFO_ITEMS, sizeof(*items), GFP_KERNEL);
@@ -70,7 +71,8 @@ static void inject_test_fifo(struct kunit *test)
 	blitz_inject_init(q);
 
 	KUNIT_EXPECT_TRUE(test, blitz_inject_empty(q));
-	KUNIT_EXPECT_NULL(test, blitz_inject_take(q, 32));
+	KUNIT_EXPECT_NULL(test, blitz_inject_take(q, 32, &taken));
+	KUNIT_EXPECT_EQ(test, taken, 0U);
 	blitz_inject_add(q, &items[0].node);
 	KUNIT_EXPECT_FALSE(test, blitz_inject_empty(q));
 	blitz_inject_add(q, &items[1].node);
@@ -94,7 +96,8 @@ static void inject_test_fifo(struct kunit *test)
 				    32);
 	KUNIT_EXPECT_EQ(test, next, FIFO_ITEMS);
 	KUNIT_EXPECT_TRUE(test, blitz_inject_empty(q));
-	KUNIT_EXPECT_NULL(test, blitz_inject_take(q, 32));
+	KUNIT_EXPECT_NULL(test, blitz_inject_take(q, 32, &taken));
+	KUNIT_EXPECT_EQ(test, taken, 0U);
 }
 
 /* === Producers in task and hardirq context against N takers === */
@@ -117,6 +120,7 @@ struct inject_stress {
 	bool one_taker;
 	atomic_long_t taken;
 	atomic_t order_errors;
+	atomic_t count_errors;	/* batches whose count was wrong */
 };
 
 static void inject_stress_produce(struct inject_stress *s, unsigned int from,
@@ -162,14 +166,15 @@ static int inject_stress_producer(void *arg)
  */
 static int inject_stress_taker(void *arg)
 {
-	unsigned int last[STRESS_PRODUCERS] = { 0 }, p, i;
+	unsigned int last[STRESS_PRODUCERS] = { 0 }, p, i, taken, n;
 	bool seen[STRESS_PRODUCERS] = { false };
 	struct inject_stress *s = arg;
 	struct llist_node *batch, *pos;
 
 	blitz_test_start_line(&s->takers);
 	for (;;) {
-		batch = blitz_inject_take(&s->q, 1 + get_random_u32_below(32));
+		batch = blitz_inject_take(&s->q, 1 + get_random_u32_below(32),
+					  &taken);
 		if (!batch) {
 			/* Pairs with smp_store_release() in the test. */
 			if (smp_load_acquire(&s->producers_done) &&
@@ -180,7 +185,7 @@ static int inject_stress_taker(void *arg)
 		}
 		if (!s->one_taker)
 			memset(seen, 0, sizeof(seen));
-		for (pos = batch; pos; pos = pos->next) {
+		for (pos = batch, n = 0; pos; pos = pos->next, n++) {
 			i = inject_item(pos) - s->items;
 			p = inject_item(pos)->producer;
 			if (seen[p] && i <= last[p])
@@ -190,6 +195,8 @@ static int inject_stress_taker(void *arg)
 			atomic_inc(&s->hits[i]);
 			atomic_long_inc(&s->taken);
 		}
+		if (n != taken)
+			atomic_inc(&s->count_errors);
 	}
 	return 0;
 }
@@ -245,6 +252,7 @@ static void inject_test_stress(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, bad, 0, "items not taken exactly once");
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->taken), (long)STRESS_ITEMS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&s->order_errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->count_errors), 0);
 	KUNIT_EXPECT_TRUE(test, blitz_inject_empty(&s->q));
 }
 
