@@ -19,10 +19,13 @@
 
 #include <linux/blitz.h>
 #include <linux/cache.h>
+#include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/percpu-refcount.h>
+#include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/swait.h>
 #include <linux/types.h>
@@ -137,19 +140,26 @@ void blitz_idle_start(struct blitz_pool *pool, struct blitz_idle *idle);
 void blitz_idle_work_found(struct blitz_worker *w);
 void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 			      struct blitz_latch *latch);
-void __blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
-		      unsigned int near);
-void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
-		    unsigned int near);
+void blitz_wake_for_jobs(struct blitz_pool *pool, unsigned int nr,
+			 unsigned int near);
 bool blitz_wake_worker(struct blitz_worker *w);
 void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 		       bool (*ready)(void *arg), void *arg, unsigned int state);
 
 /* worker.c */
-struct blitz_worker *blitz_current_worker(void);
 bool blitz_has_work(struct blitz_pool *pool);
 void blitz_execute(struct blitz_worker *w, struct blitz_job *job);
 int blitz_worker_fn(void *arg);
+
+/* The worker running the caller, if the caller is one, in task context. */
+static inline struct blitz_worker *blitz_current_worker(void)
+{
+	/* The flag first: it spares other tasks a call. */
+	if (!in_task() || !(current->flags & PF_KTHREAD) ||
+	    kthread_func(current) != blitz_worker_fn)
+		return NULL;
+	return kthread_data(current);
+}
 
 static inline void blitz_stat_add(struct blitz_worker *w, enum blitz_stat s,
 				  unsigned int n)
@@ -163,8 +173,74 @@ static inline void blitz_stat_inc(struct blitz_worker *w, enum blitz_stat s)
 	blitz_stat_add(w, s, 1);
 }
 
+/*
+ * @nr jobs were queued on worker @near's deque or injection list, with a
+ * full barrier after: wake sleepers if they are needed to find them (see
+ * blitz_wake_for_jobs()). Any context.
+ *
+ * The barrier orders the queueing before our reads of the bitmap and the
+ * counters. It pairs with smp_mb__after_atomic() in blitz_sleep(), step 5,
+ * and with the fully ordered decrement in blitz_idle_work_found().
+ * (litmus/poster-sleeper-*.litmus, litmus/idle-leave-*.litmus)
+ *
+ * Nobody in the bitmap, nobody to wake: a worker that counted itself, or
+ * is only sleepy, sets its bit before its last look, which sees our jobs
+ * (litmus/poster-bitmap-empty.litmus). The bitmap changes only when a
+ * worker sleeps or is woken; the counter word, whenever one starts or
+ * stops looking for work: a stream of posts to busy workers reads only
+ * the bitmap. A lockless snapshot, word by word: a bit it misses was set
+ * after our barrier, by a sleeper whose last look comes after that.
+ *
+ * Someone in the bitmap, but more awake idle workers than @nr, and no
+ * sleepy JEC to bump: blitz_wake_for_jobs() would read the same and wake
+ * nobody. That is the steady state of posts while some worker sleeps and
+ * others, woken, wait for their CPUs; it stays here, without a call.
+ */
+static inline void __blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
+				    unsigned int near)
+{
+	unsigned int k;
+	u64 c;
+
+	for (k = 0; k < BITS_TO_LONGS(pool->nr_workers); k++)
+		if (READ_ONCE(pool->sleepers[k]))
+			break;
+	if (k == BITS_TO_LONGS(pool->nr_workers))
+		return;
+	c = blitz_counters_load(&pool->counters);
+	if (!blitz_jec_is_sleepy(blitz_jec(c)) &&
+	    (!blitz_sleeping(c) || blitz_awake_idle(c) > nr))
+		return;
+	blitz_wake_for_jobs(pool, nr, near);
+}
+
+/* As __blitz_new_jobs(), after a queueing that was not fully ordered. */
+static inline void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
+				  unsigned int near)
+{
+	/* The barrier __blitz_new_jobs() needs: see there. */
+	smp_mb();
+	__blitz_new_jobs(pool, nr, near);
+}
+
+/*
+ * Queue @job on an injection list and wake a worker for it. The caller
+ * keeps @pool alive throughout: the job may run, and drop the last
+ * reference, as soon as it is on the list.
+ */
+static inline void blitz_inject(struct blitz_pool *pool,
+				struct blitz_job *job)
+{
+	/* Any CPU will do; ours keeps the list's cache line local. */
+	unsigned int i = pool->cpu_worker[raw_smp_processor_id()];
+
+	blitz_inject_add(&pool->workers[i]->inject, &job->node);
+	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
+	/* blitz_inject_add() is fully ordered: no barrier of our own. */
+	__blitz_new_jobs(pool, 1, i);
+}
+
 /* pool.c */
-void blitz_inject(struct blitz_pool *pool, struct blitz_job *job);
 int blitz_hotplug_init(void);
 void blitz_hotplug_exit(void);
 

@@ -250,22 +250,6 @@ void blitz_pool_destroy(struct blitz_pool *pool)
 }
 EXPORT_SYMBOL_GPL(blitz_pool_destroy);
 
-/*
- * Queue @job on an injection list and wake a worker for it. The caller
- * keeps @pool alive throughout: the job may run, and drop the last
- * reference, as soon as it is on the list.
- */
-void blitz_inject(struct blitz_pool *pool, struct blitz_job *job)
-{
-	/* Any CPU will do; ours keeps the list's cache line local. */
-	unsigned int i = pool->cpu_worker[raw_smp_processor_id()];
-
-	blitz_inject_add(&pool->workers[i]->inject, &job->node);
-	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
-	/* blitz_inject_add() is fully ordered: no barrier of our own. */
-	__blitz_new_jobs(pool, 1, i);
-}
-
 /**
  * blitz_submit - queue a job on a pool
  * @pool: the pool, or NULL for the default pool

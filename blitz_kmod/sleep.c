@@ -338,32 +338,17 @@ static bool blitz_woken_behind_us(struct blitz_pool *pool, unsigned int i)
 }
 
 /*
- * @nr jobs were queued on worker @near's deque or injection list, with a
- * full barrier after: wake sleepers if fewer awake idle workers than @nr
- * are there to find them, @near first, for locality: from outside the
- * pool, @near is the worker the submitting CPU injects into. Any context.
- *
- * The barrier orders the queueing before our reads of the counters and the
- * bitmap. It pairs with smp_mb__after_atomic() in blitz_sleep(), step 5,
- * and with the fully ordered decrement in blitz_idle_work_found().
- * (litmus/poster-sleeper-*.litmus, litmus/idle-leave-*.litmus)
+ * __blitz_new_jobs() found a sleeper in the bitmap (blitz.h): wake
+ * sleepers if fewer awake idle workers than @nr are there to find the
+ * jobs, @near first, for locality: from outside the pool, @near is the
+ * worker the submitting CPU injects into. Any context.
  */
-void __blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
-		      unsigned int near)
+void blitz_wake_for_jobs(struct blitz_pool *pool, unsigned int nr,
+			 unsigned int near)
 {
 	unsigned int n = pool->nr_workers, idle, sleeping;
 	u64 c;
 
-	/*
-	 * Nobody in the bitmap, nobody to wake: a worker that counted
-	 * itself, or is only sleepy, sets its bit before its last look,
-	 * which sees our jobs (litmus/poster-bitmap-empty.litmus). The
-	 * bitmap changes only when a worker sleeps or is woken; the word,
-	 * whenever one starts or stops looking for work: a stream of posts
-	 * to busy workers reads only the bitmap.
-	 */
-	if (blitz_next_sleeper(pool, 0, n) == n)
-		return;
 	c = blitz_increment_jec_if_sleepy(&pool->counters);
 	sleeping = blitz_sleeping(c);
 	if (!sleeping)
@@ -378,15 +363,6 @@ void __blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
 		idle--;
 	if (idle < nr)
 		blitz_wake_any(pool, min(nr - idle, sleeping), near);
-}
-
-/* As __blitz_new_jobs(), after a queueing that was not fully ordered. */
-void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
-		    unsigned int near)
-{
-	/* The barrier __blitz_new_jobs() needs: see there. */
-	smp_mb();
-	__blitz_new_jobs(pool, nr, near);
 }
 
 /* === Waiting on a latch, outside the protocol === */

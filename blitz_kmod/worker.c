@@ -14,14 +14,6 @@
 
 #include "blitz.h"
 
-/* The worker running the caller, if the caller is one, in task context. */
-struct blitz_worker *blitz_current_worker(void)
-{
-	if (!in_task() || kthread_func(current) != blitz_worker_fn)
-		return NULL;
-	return kthread_data(current);
-}
-
 /* xorshift64*: cheap, good enough to spread thieves over victims. */
 static unsigned int blitz_random_below(struct blitz_worker *w, unsigned int n)
 {
