@@ -140,8 +140,7 @@ void blitz_idle_start(struct blitz_pool *pool, struct blitz_idle *idle);
 void blitz_idle_work_found(struct blitz_worker *w);
 void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 			      struct blitz_latch *latch);
-void blitz_wake_for_jobs(struct blitz_pool *pool, unsigned int nr,
-			 unsigned int near);
+void blitz_wake_for_job(struct blitz_pool *pool, unsigned int near);
 bool blitz_wake_worker(struct blitz_worker *w);
 void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 		       bool (*ready)(void *arg), void *arg, unsigned int state);
@@ -174,9 +173,9 @@ static inline void blitz_stat_inc(struct blitz_worker *w, enum blitz_stat s)
 }
 
 /*
- * @nr jobs were queued on worker @near's deque or injection list, with a
- * full barrier after: wake sleepers if they are needed to find them (see
- * blitz_wake_for_jobs()). Any context.
+ * A job was queued on worker @near's deque or injection list, with a full
+ * barrier after: wake a sleeper if one is needed to find it (see
+ * blitz_wake_for_job()). Any context.
  *
  * The barrier orders the queueing before our reads of the bitmap and the
  * counters. It pairs with smp_mb__after_atomic() in blitz_sleep(), step 5,
@@ -191,12 +190,12 @@ static inline void blitz_stat_inc(struct blitz_worker *w, enum blitz_stat s)
  * the bitmap. A lockless snapshot, word by word: a bit it misses was set
  * after our barrier, by a sleeper whose last look comes after that.
  *
- * Someone in the bitmap, but more awake idle workers than @nr, and no
- * sleepy JEC to bump: blitz_wake_for_jobs() would read the same and wake
+ * Someone in the bitmap, but two awake idle workers or more, and no
+ * sleepy JEC to bump: blitz_wake_for_job() would read the same and wake
  * nobody. That is the steady state of posts while some worker sleeps and
  * others, woken, wait for their CPUs; it stays here, without a call.
  */
-static inline void __blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
+static inline void __blitz_new_jobs(struct blitz_pool *pool,
 				    unsigned int near)
 {
 	unsigned int k;
@@ -209,18 +208,17 @@ static inline void __blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
 		return;
 	c = blitz_counters_load(&pool->counters);
 	if (!blitz_jec_is_sleepy(blitz_jec(c)) &&
-	    (!blitz_sleeping(c) || blitz_awake_idle(c) > nr))
+	    (!blitz_sleeping(c) || blitz_awake_idle(c) > 1))
 		return;
-	blitz_wake_for_jobs(pool, nr, near);
+	blitz_wake_for_job(pool, near);
 }
 
 /* As __blitz_new_jobs(), after a queueing that was not fully ordered. */
-static inline void blitz_new_jobs(struct blitz_pool *pool, unsigned int nr,
-				  unsigned int near)
+static inline void blitz_new_jobs(struct blitz_pool *pool, unsigned int near)
 {
 	/* The barrier __blitz_new_jobs() needs: see there. */
 	smp_mb();
-	__blitz_new_jobs(pool, nr, near);
+	__blitz_new_jobs(pool, near);
 }
 
 /*
@@ -237,7 +235,7 @@ static inline void blitz_inject(struct blitz_pool *pool,
 	blitz_inject_add(&pool->workers[i]->inject, &job->node);
 	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
 	/* blitz_inject_add() is fully ordered: no barrier of our own. */
-	__blitz_new_jobs(pool, 1, i);
+	__blitz_new_jobs(pool, i);
 }
 
 /* pool.c */

@@ -228,7 +228,7 @@ static void blitz_join_worker(struct blitz_worker *w,
 		b(b_arg);
 		return;
 	}
-	blitz_new_jobs(w->pool, 1, w->index + 1);
+	blitz_new_jobs(w->pool, w->index + 1);
 
 	a(a_arg);
 	blitz_race_window(BLITZ_RACE_JOIN_POP);

@@ -309,7 +309,7 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 	if (!w) {
 		blitz_inject(pool, job);
 	} else if (blitz_deque_push(&w->deque, job)) {
-		blitz_new_jobs(pool, 1, w->index + 1);
+		blitz_new_jobs(pool, w->index + 1);
 	} else {
 		blitz_stat_inc(w, BLITZ_STAT_OVERFLOWS);
 		blitz_inject(pool, job);

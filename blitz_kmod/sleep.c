@@ -72,8 +72,8 @@
  * looking for work, and of the workers that stop looking because they
  * found some, only the last one wakes a sleeper, and only if work is left.
  * So a burst of posts wakes one sleeper at a time, each woken once the
- * previous one found work; only a batch of n jobs posted at once wakes up
- * to n at once.
+ * previous one found work. A batch of injected jobs pushed on a deque is
+ * posted as one job, for the same reason.
  */
 #include <linux/minmax.h>
 #include <linux/sched.h>
@@ -92,8 +92,7 @@ void blitz_idle_start(struct blitz_pool *pool, struct blitz_idle *idle)
 	blitz_add_inactive(&pool->counters);
 }
 
-static void blitz_wake_any(struct blitz_pool *pool, unsigned int nr,
-			   unsigned int near);
+static void blitz_wake_one(struct blitz_pool *pool, unsigned int near);
 
 /*
  * A looking worker is active again, with a job or not (its latch was set,
@@ -117,7 +116,7 @@ void blitz_idle_work_found(struct blitz_worker *w)
 	u64 c = blitz_sub_inactive(&pool->counters);
 
 	if (blitz_sleeping(c) && !blitz_awake_idle(c) && blitz_has_work(pool))
-		blitz_wake_any(pool, 1, w->index + 1);
+		blitz_wake_one(pool, w->index + 1);
 }
 
 /*
@@ -301,26 +300,25 @@ static unsigned int blitz_next_sleeper(struct blitz_pool *pool,
 	return min(k * BITS_PER_LONG + __ffs(word), to);
 }
 
-/* Wake up to @nr sleepers among workers [@from, @to). */
-static unsigned int blitz_wake_range(struct blitz_pool *pool, unsigned int nr,
-				     unsigned int from, unsigned int to)
+/* Wake a sleeper among workers [@from, @to); whether one was. */
+static bool blitz_wake_range(struct blitz_pool *pool, unsigned int from,
+			     unsigned int to)
 {
-	unsigned int woke = 0, i;
+	unsigned int i;
 
-	for (i = blitz_next_sleeper(pool, from, to); woke < nr && i < to;
+	for (i = blitz_next_sleeper(pool, from, to); i < to;
 	     i = blitz_next_sleeper(pool, i + 1, to))
 		if (blitz_wake_worker(pool->workers[i]))
-			woke++;
-	return woke;
+			return true;
+	return false;
 }
 
-/* Wake up to @nr sleepers, from worker @near on, wrapping around. */
-static void blitz_wake_any(struct blitz_pool *pool, unsigned int nr,
-			   unsigned int near)
+/* Wake a sleeper, the first from worker @near on, wrapping around. */
+static void blitz_wake_one(struct blitz_pool *pool, unsigned int near)
 {
 	near %= pool->nr_workers;
-	nr -= blitz_wake_range(pool, nr, near, pool->nr_workers);
-	blitz_wake_range(pool, nr, 0, near);
+	if (!blitz_wake_range(pool, near, pool->nr_workers))
+		blitz_wake_range(pool, 0, near);
 }
 
 /*
@@ -338,31 +336,29 @@ static bool blitz_woken_behind_us(struct blitz_pool *pool, unsigned int i)
 }
 
 /*
- * __blitz_new_jobs() found a sleeper in the bitmap (blitz.h): wake
- * sleepers if fewer awake idle workers than @nr are there to find the
- * jobs, @near first, for locality: from outside the pool, @near is the
- * worker the submitting CPU injects into. Any context.
+ * __blitz_new_jobs() found a sleeper in the bitmap (blitz.h): wake one if
+ * no awake idle worker is there to find the job, @near first, for
+ * locality: from outside the pool, @near is the worker the submitting CPU
+ * injects into. Any context.
  */
-void blitz_wake_for_jobs(struct blitz_pool *pool, unsigned int nr,
-			 unsigned int near)
+void blitz_wake_for_job(struct blitz_pool *pool, unsigned int near)
 {
-	unsigned int n = pool->nr_workers, idle, sleeping;
+	unsigned int idle;
 	u64 c;
 
 	c = blitz_increment_jec_if_sleepy(&pool->counters);
-	sleeping = blitz_sleeping(c);
-	if (!sleeping)
+	if (!blitz_sleeping(c))
 		return;
 	idle = blitz_awake_idle(c);
 	/*
 	 * A submitter that keeps going woke the worker of its own CPU for
 	 * its first job: the next one needs a worker that can run now.
 	 */
-	near %= n;
+	near %= pool->nr_workers;
 	if (idle && blitz_woken_behind_us(pool, near))
 		idle--;
-	if (idle < nr)
-		blitz_wake_any(pool, min(nr - idle, sleeping), near);
+	if (!idle)
+		blitz_wake_one(pool, near);
 }
 
 /* === Waiting on a latch, outside the protocol === */

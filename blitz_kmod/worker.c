@@ -81,7 +81,9 @@ bool blitz_has_work(struct blitz_pool *pool)
  * is fed from our CPU): run the oldest, push the others on our deque,
  * where idle workers can steal them, and from where we pop them oldest
  * first. The deque is empty (we found nothing on it), and a batch is
- * smaller than the deque: there is room.
+ * smaller than the deque: there is room. The push is posted as one job:
+ * it wakes one sleeper at most, and the wake cascade wakes more while
+ * jobs are left for them (sleep.c).
  */
 static struct blitz_job *blitz_take_injected(struct blitz_worker *w)
 {
@@ -100,7 +102,7 @@ static struct blitz_job *blitz_take_injected(struct blitz_worker *w)
 
 	if (taken > 1) {
 		blitz_deque_push_list(&w->deque, batch->next, taken - 1);
-		blitz_new_jobs(pool, taken - 1, w->index + 1);
+		blitz_new_jobs(pool, w->index + 1);
 	}
 	blitz_stat_add(w, BLITZ_STAT_INJECTED, taken);
 	return llist_entry(batch, struct blitz_job, node);
