@@ -183,7 +183,7 @@ static inline void blitz_stat_inc(struct blitz_worker *w, enum blitz_stat s)
  * (litmus/poster-sleeper-*.litmus, litmus/idle-leave-*.litmus)
  *
  * Nobody in the bitmap, nobody to wake: a worker that counted itself, or
- * is only sleepy, sets its bit before its last look, which sees our jobs
+ * is only sleepy, sets its bit before its last look, which sees our job
  * (litmus/poster-bitmap-empty.litmus). The bitmap changes only when a
  * worker sleeps or is woken; the counter word, whenever one starts or
  * stops looking for work: a stream of posts to busy workers reads only
@@ -225,15 +225,27 @@ static inline void blitz_new_jobs(struct blitz_pool *pool, unsigned int near)
  * Queue @job on an injection list and wake a worker for it. The caller
  * keeps @pool alive throughout: the job may run, and drop the last
  * reference, as soon as it is on the list.
+ *
+ * From an interrupt of an idle CPU, the worker homed there can run the
+ * job as soon as the interrupt returns: if it sleeps, wake it, even when
+ * awake idle workers elsewhere would find the job. They may not be
+ * running (a vCPU its host has descheduled), and a hardirq submitter saw
+ * its jobs wait for them for milliseconds. Claiming the worker is fully
+ * ordered, after the fully ordered queueing: the woken worker sees the
+ * job, as after any wake (litmus/woken-sleeper-finds.litmus).
  */
 static inline void blitz_inject(struct blitz_pool *pool,
 				struct blitz_job *job)
 {
 	/* Any CPU will do; ours keeps the list's cache line local. */
-	unsigned int i = pool->cpu_worker[raw_smp_processor_id()];
+	unsigned int cpu = raw_smp_processor_id(), i = pool->cpu_worker[cpu];
+	struct blitz_worker *w = pool->workers[i];
 
-	blitz_inject_add(&pool->workers[i]->inject, &job->node);
+	blitz_inject_add(&w->inject, &job->node);
 	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
+	if (is_idle_task(current) && w->cpu == cpu &&
+	    test_bit(i, pool->sleepers) && blitz_wake_worker(w))
+		return;
 	/* blitz_inject_add() is fully ordered: no barrier of our own. */
 	__blitz_new_jobs(pool, i);
 }
