@@ -17,11 +17,13 @@
 #ifndef _BLITZ_H
 #define _BLITZ_H
 
+#include <linux/bitmap.h>
 #include <linux/blitz.h>
 #include <linux/cache.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/llist.h>
+#include <linux/minmax.h>
 #include <linux/percpu-refcount.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -173,6 +175,29 @@ static inline void blitz_stat_inc(struct blitz_worker *w, enum blitz_stat s)
 }
 
 /*
+ * The first worker in [@from, @to) in the sleepers bitmap, or @to. A
+ * lockless snapshot, word by word: a bit it misses was set after the
+ * caller's barrier, by a sleeper whose last look comes after that.
+ */
+static inline unsigned int blitz_next_sleeper(struct blitz_pool *pool,
+					      unsigned int from,
+					      unsigned int to)
+{
+	unsigned int k = BIT_WORD(from);
+	unsigned long word;
+
+	if (from >= to)
+		return to;
+	word = READ_ONCE(pool->sleepers[k]) & BITMAP_FIRST_WORD_MASK(from);
+	while (!word) {
+		if (++k >= BITS_TO_LONGS(to))
+			return to;
+		word = READ_ONCE(pool->sleepers[k]);
+	}
+	return min(k * BITS_PER_LONG + __ffs(word), to);
+}
+
+/*
  * A job was queued on worker @near's deque or injection list, with a full
  * barrier after: wake a sleeper if one is needed to find it (see
  * blitz_wake_for_job()). Any context.
@@ -187,8 +212,7 @@ static inline void blitz_stat_inc(struct blitz_worker *w, enum blitz_stat s)
  * (litmus/poster-bitmap-empty.litmus). The bitmap changes only when a
  * worker sleeps or is woken; the counter word, whenever one starts or
  * stops looking for work: a stream of posts to busy workers reads only
- * the bitmap. A lockless snapshot, word by word: a bit it misses was set
- * after our barrier, by a sleeper whose last look comes after that.
+ * the bitmap.
  *
  * Someone in the bitmap, but two awake idle workers or more, and no
  * sleepy JEC to bump: blitz_wake_for_job() would read the same and wake
@@ -198,13 +222,9 @@ static inline void blitz_stat_inc(struct blitz_worker *w, enum blitz_stat s)
 static inline void __blitz_new_jobs(struct blitz_pool *pool,
 				    unsigned int near)
 {
-	unsigned int k;
 	u64 c;
 
-	for (k = 0; k < BITS_TO_LONGS(pool->nr_workers); k++)
-		if (READ_ONCE(pool->sleepers[k]))
-			break;
-	if (k == BITS_TO_LONGS(pool->nr_workers))
+	if (blitz_next_sleeper(pool, 0, pool->nr_workers) == pool->nr_workers)
 		return;
 	c = blitz_counters_load(&pool->counters);
 	if (!blitz_jec_is_sleepy(blitz_jec(c)) &&
@@ -231,8 +251,8 @@ static inline void blitz_new_jobs(struct blitz_pool *pool, unsigned int near)
  * awake idle workers elsewhere would find the job. They may not be
  * running (a vCPU its host has descheduled), and a hardirq submitter saw
  * its jobs wait for them for milliseconds. Claiming the worker is fully
- * ordered, after the fully ordered queueing: the woken worker sees the
- * job, as after any wake (litmus/woken-sleeper-finds.litmus).
+ * ordered, after the fully ordered queueing, and the woken flag a
+ * release: the woken worker sees the job (litmus/inject-idle-wake.litmus).
  */
 static inline void blitz_inject(struct blitz_pool *pool,
 				struct blitz_job *job)

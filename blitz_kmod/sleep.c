@@ -75,7 +75,6 @@
  * previous one found work. A batch of injected jobs pushed on a deque is
  * posted as one job, for the same reason.
  */
-#include <linux/minmax.h>
 #include <linux/sched.h>
 #include <linux/sched/stat.h>
 #include <linux/swait.h>
@@ -276,28 +275,6 @@ bool blitz_wake_worker(struct blitz_worker *w)
 	}
 	preempt_enable();
 	return woke;
-}
-
-/*
- * The first worker in [@from, @to) in the sleepers bitmap, or @to. A
- * lockless snapshot, word by word: a bit it misses was set after the
- * caller's barrier, by a sleeper whose last look comes after that.
- */
-static unsigned int blitz_next_sleeper(struct blitz_pool *pool,
-				       unsigned int from, unsigned int to)
-{
-	unsigned int k = BIT_WORD(from);
-	unsigned long word;
-
-	if (from >= to)
-		return to;
-	word = READ_ONCE(pool->sleepers[k]) & BITMAP_FIRST_WORD_MASK(from);
-	while (!word) {
-		if (++k >= BITS_TO_LONGS(to))
-			return to;
-		word = READ_ONCE(pool->sleepers[k]);
-	}
-	return min(k * BITS_PER_LONG + __ffs(word), to);
 }
 
 /* Wake a sleeper among workers [@from, @to); whether one was. */
