@@ -152,6 +152,18 @@ bool blitz_has_work(struct blitz_pool *pool);
 void blitz_execute(struct blitz_worker *w, struct blitz_job *job);
 int blitz_worker_fn(void *arg);
 
+/* Whether we interrupted, or are, the idle task of this CPU. Any context. */
+static inline bool blitz_on_idle_task(void)
+{
+	/*
+	 * PF_IDLE never changes for a task, but from an interrupt the task
+	 * we interrupted may be in the middle of a plain read-modify-write
+	 * of its other flags (copy_process() clears PF_NPROC_EXCEEDED of
+	 * current): either value of the word has the same PF_IDLE.
+	 */
+	return data_race(is_idle_task(current));
+}
+
 /* The worker running the caller, if the caller is one, in task context. */
 static inline struct blitz_worker *blitz_current_worker(void)
 {
@@ -263,7 +275,7 @@ static inline void blitz_inject(struct blitz_pool *pool,
 
 	blitz_inject_add(&w->inject, &job->node);
 	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
-	if (is_idle_task(current) && w->cpu == cpu &&
+	if (blitz_on_idle_task() && w->cpu == cpu &&
 	    test_bit(i, pool->sleepers) && blitz_wake_worker(w))
 		return;
 	/* blitz_inject_add() is fully ordered: no barrier of our own. */

@@ -308,7 +308,7 @@ static bool blitz_woken_behind_us(struct blitz_pool *pool, unsigned int i)
 {
 	struct blitz_worker *w = pool->workers[i];
 
-	return w->cpu == raw_smp_processor_id() && !is_idle_task(current) &&
+	return w->cpu == raw_smp_processor_id() && !blitz_on_idle_task() &&
 	       READ_ONCE(w->woken);
 }
 
