@@ -24,6 +24,7 @@
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/minmax.h>
+#include <linux/percpu.h>
 #include <linux/percpu-refcount.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -31,6 +32,10 @@
 #include <linux/spinlock.h>
 #include <linux/swait.h>
 #include <linux/types.h>
+
+#ifndef CONFIG_PREEMPT_NOTIFIERS
+#error "blitz needs CONFIG_PREEMPT_NOTIFIERS (any kernel with KVM has it)"
+#endif
 
 #include "counters.h"
 #include "deque.h"
@@ -56,6 +61,7 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  * @deque: jobs pushed by this worker; others steal from it
  * @pool: the pool the worker belongs to
  * @task: the kthread
+ * @running: keeps blitz_running while the kthread runs (worker.c)
  * @index: position in &blitz_pool.workers
  * @cpu: the CPU the worker is bound to while that CPU is online
  * @rng: xorshift64* state for picking steal victims
@@ -76,6 +82,7 @@ struct blitz_worker {
 	struct blitz_deque deque;
 	struct blitz_pool *pool;
 	struct task_struct *task;
+	struct preempt_notifier running;
 	unsigned int index;
 	int cpu;
 	u64 rng;
@@ -148,6 +155,8 @@ void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 		       bool (*ready)(void *arg), void *arg, unsigned int state);
 
 /* worker.c */
+void blitz_running_init(void);
+void blitz_running_exit(void);
 bool blitz_has_work(struct blitz_pool *pool);
 void blitz_execute(struct blitz_worker *w, struct blitz_job *job);
 int blitz_worker_fn(void *arg);
@@ -164,14 +173,18 @@ static inline bool blitz_on_idle_task(void)
 	return data_race(is_idle_task(current));
 }
 
-/* The worker running the caller, if the caller is one, in task context. */
+DECLARE_PER_CPU(struct blitz_worker *, blitz_running);
+
+/*
+ * The worker running the caller, if the caller is one, in task context.
+ * Each worker's preempt notifier keeps blitz_running: the worker while it
+ * runs on this CPU, NULL while another task does (worker.c). So in task
+ * context the value names current or nobody, wherever we migrate after
+ * the load; an interrupt that lands on a worker is not the worker.
+ */
 static inline struct blitz_worker *blitz_current_worker(void)
 {
-	/* The flag first: it spares other tasks a call. */
-	if (!in_task() || !(current->flags & PF_KTHREAD) ||
-	    kthread_func(current) != blitz_worker_fn)
-		return NULL;
-	return kthread_data(current);
+	return in_task() ? this_cpu_read(blitz_running) : NULL;
 }
 
 static inline void blitz_stat_add(struct blitz_worker *w, enum blitz_stat s,

@@ -226,10 +226,69 @@ static void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
 	}
 }
 
+/* === Which worker runs here === */
+
+/*
+ * The worker running on each CPU, or NULL: blitz_current_worker() in
+ * one load, where asking the kthread costs two calls. Each worker's
+ * preempt notifier sets it when the worker is scheduled in and clears it
+ * when the worker is scheduled out, on that CPU (KVM keeps its running
+ * vCPU the same way). Written only by the CPU's own scheduler path or by
+ * the worker itself with preemption off.
+ */
+DEFINE_PER_CPU(struct blitz_worker *, blitz_running);
+
+static void blitz_sched_in(struct preempt_notifier *pn, int cpu)
+{
+	this_cpu_write(blitz_running,
+		       container_of(pn, struct blitz_worker, running));
+}
+
+static void blitz_sched_out(struct preempt_notifier *pn,
+			    struct task_struct *next)
+{
+	this_cpu_write(blitz_running, NULL);
+}
+
+static struct preempt_ops blitz_running_ops = {
+	.sched_in = blitz_sched_in,
+	.sched_out = blitz_sched_out,
+};
+
+/* The notifiers' static key: on before the first worker starts. */
+void blitz_running_init(void)
+{
+	preempt_notifier_inc();
+}
+
+void blitz_running_exit(void)
+{
+	preempt_notifier_dec();
+}
+
+static void blitz_running_start(struct blitz_worker *w)
+{
+	preempt_notifier_init(&w->running, &blitz_running_ops);
+	preempt_disable();
+	this_cpu_write(blitz_running, w);
+	preempt_notifier_register(&w->running);
+	preempt_enable();
+}
+
+static void blitz_running_stop(struct blitz_worker *w)
+{
+	preempt_disable();
+	preempt_notifier_unregister(&w->running);
+	this_cpu_write(blitz_running, NULL);
+	preempt_enable();
+}
+
 int blitz_worker_fn(void *arg)
 {
 	struct blitz_worker *w = arg;
 
+	blitz_running_start(w);
 	blitz_wait_until(w, &w->stop);
+	blitz_running_stop(w);
 	return 0;
 }
