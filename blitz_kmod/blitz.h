@@ -267,9 +267,33 @@ static inline void blitz_new_jobs(struct blitz_pool *pool, unsigned int near)
 }
 
 /*
+ * Whether worker @w was woken but cannot run before we stop: it is homed
+ * on our CPU, where a task runs (we, or the task we interrupted), and has
+ * not taken its wake-up yet. It counts as an awake idle worker, but it
+ * will not look for work until then. Any context.
+ */
+static inline bool blitz_woken_behind_us(struct blitz_worker *w)
+{
+	return w->cpu == raw_smp_processor_id() && !blitz_on_idle_task() &&
+	       READ_ONCE(w->woken);
+}
+
+/*
  * Queue @job on an injection list and wake a worker for it. The caller
  * keeps @pool alive throughout: the job may run, and drop the last
  * reference, as soon as it is on the list.
+ *
+ * Only a job that finds the list empty is posted to the sleep protocol.
+ * One that finds jobs there rides along with them: the fully ordered add
+ * read the list's head, so the llist_del_all() that takes that job comes
+ * after ours and takes ours too, and that job was posted, by whoever
+ * added the first job since the list was last emptied. Preemption is off
+ * from the add to the post, so that a submitter is never held up between
+ * the two while later jobs count on its post
+ * (litmus/inject-ride-along.litmus). A burst from one CPU thus
+ * reads no shared word after its first job, except while the worker it
+ * woke, homed here, cannot run: then each job is posted, so that another
+ * worker is woken (blitz_wake_for_job()).
  *
  * From an interrupt of an idle CPU, the worker homed there can run the
  * job as soon as the interrupt returns: if it sleeps, wake it, even when
@@ -279,20 +303,28 @@ static inline void blitz_new_jobs(struct blitz_pool *pool, unsigned int near)
  * ordered, after the fully ordered queueing, and the woken flag a
  * release: the woken worker sees the job (litmus/inject-idle-wake.litmus).
  */
-static inline void blitz_inject(struct blitz_pool *pool,
-				struct blitz_job *job)
+static __always_inline void blitz_inject(struct blitz_pool *pool,
+					 struct blitz_job *job)
 {
-	/* Any CPU will do; ours keeps the list's cache line local. */
-	unsigned int cpu = raw_smp_processor_id(), i = pool->cpu_worker[cpu];
-	struct blitz_worker *w = pool->workers[i];
+	unsigned int cpu, i;
+	struct blitz_worker *w;
+	bool first;
 
-	blitz_inject_add(&w->inject, &job->node);
+	preempt_disable();
+	/* Any CPU will do; ours keeps the list's cache line local. */
+	cpu = smp_processor_id();
+	i = pool->cpu_worker[cpu];
+	w = pool->workers[i];
+	first = blitz_inject_add(&w->inject, &job->node);
 	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
 	if (blitz_on_idle_task() && w->cpu == cpu &&
 	    test_bit(i, pool->sleepers) && blitz_wake_worker(w))
-		return;
+		goto out;
 	/* blitz_inject_add() is fully ordered: no barrier of our own. */
-	__blitz_new_jobs(pool, i);
+	if (first || blitz_woken_behind_us(w))
+		__blitz_new_jobs(pool, i);
+out:
+	preempt_enable();
 }
 
 /* pool.c */

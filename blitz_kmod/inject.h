@@ -50,13 +50,20 @@ static inline void blitz_inject_init(struct blitz_inject *q)
 }
 
 /*
- * Queue @node. Fully ordered (llist_add()'s cmpxchg): whoever takes the
- * node sees what was written before. Any context but NMI.
+ * Queue @node; returns whether the list was empty. Fully ordered (the
+ * cmpxchg): whoever takes the node sees what was written before. Any
+ * context but NMI. llist_add(), inline: it is on the path of every
+ * injected job.
  */
-static inline void blitz_inject_add(struct blitz_inject *q,
+static inline bool blitz_inject_add(struct blitz_inject *q,
 				    struct llist_node *node)
 {
-	llist_add(node, &q->list);
+	struct llist_node *first = READ_ONCE(q->list.first);
+
+	do {
+		node->next = first;
+	} while (!try_cmpxchg(&q->list.first, &first, node));
+	return !first;
 }
 
 /*

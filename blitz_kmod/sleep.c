@@ -299,20 +299,6 @@ static void blitz_wake_one(struct blitz_pool *pool, unsigned int near)
 }
 
 /*
- * Whether worker @i was woken but cannot run before we stop: it is homed
- * on our CPU, where a task runs (we, or the task we interrupted), and has
- * not taken its wake-up yet. It counts as an awake idle worker, but it
- * will not look for work until then.
- */
-static bool blitz_woken_behind_us(struct blitz_pool *pool, unsigned int i)
-{
-	struct blitz_worker *w = pool->workers[i];
-
-	return w->cpu == raw_smp_processor_id() && !blitz_on_idle_task() &&
-	       READ_ONCE(w->woken);
-}
-
-/*
  * __blitz_new_jobs() found a sleeper in the bitmap (blitz.h): wake one if
  * no awake idle worker is there to find the job, @near first, for
  * locality: from outside the pool, @near is the worker the submitting CPU
@@ -332,7 +318,7 @@ void blitz_wake_for_job(struct blitz_pool *pool, unsigned int near)
 	 * its first job: the next one needs a worker that can run now.
 	 */
 	near %= pool->nr_workers;
-	if (idle && blitz_woken_behind_us(pool, near))
+	if (idle && blitz_woken_behind_us(pool->workers[near]))
 		idle--;
 	if (!idle)
 		blitz_wake_one(pool, near);
