@@ -290,5 +290,15 @@ int blitz_worker_fn(void *arg)
 	blitz_running_start(w);
 	blitz_wait_until(w, &w->stop);
 	blitz_running_stop(w);
+	/*
+	 * Exit only once kthread_stop() asks: it reads our task's flags, as
+	 * do_exit() writes them (KCSAN reported the pair).
+	 */
+	set_current_state(TASK_IDLE);
+	while (!kthread_should_stop()) {
+		schedule();
+		set_current_state(TASK_IDLE);
+	}
+	__set_current_state(TASK_RUNNING);
 	return 0;
 }
