@@ -66,10 +66,11 @@ void blitz_race_init(void)
 
 /*
  * One pass in race_every through a window; there, where sleeping is
- * allowed, a yield, a sleep or a spin; in a task that may be preempted
- * but not sleep (an RCU read section of PREEMPT_RCU), a spin of up to
- * race_delay_us, capped at 50 ms, through which a preemption can come;
- * else a spin of up to 8 us. More often and the torture crawls: a
+ * allowed, a yield, a sleep or a spin; in a task that may not sleep but
+ * takes interrupts (an RCU read section of PREEMPT_RCU, through which a
+ * preemption can come, or preemption off), a spin of up to
+ * race_delay_us, capped at 50 ms, through which other CPUs run; else a
+ * spin of up to 8 us. More often and the torture crawls: a
  * parallel loop passes hundreds of windows. Sleeps last at least a jiffy.
  * The "random" bits come from the clock: any context may call this, and
  * get_random_u32() takes a sleeping lock on PREEMPT_RT.
@@ -83,11 +84,11 @@ void __blitz_race_window(enum blitz_race where)
 	if (!(READ_ONCE(blitz_race_mask) & BIT(where)) || r % every)
 		return;
 	r /= every;
-	if (!in_task() || !preemptible()) {
+	if (!in_task() || irqs_disabled()) {
 		udelay(r % 8);
 		return;
 	}
-	if (rcu_preempt_depth()) {
+	if (!preemptible() || rcu_preempt_depth()) {
 		r %= min(max, 50000U);
 		mdelay(r / 1000);
 		udelay(r % 1000);
