@@ -9,6 +9,7 @@
  *   sleep.c     the sleep protocol: idle rounds, sleeping, waking
  *   worker.c    the worker kthread: finding and running jobs
  *   pool.c      pools, blitz_submit(), CPU hotplug
+ *   share.c     latent join frames: share requests, promotion
  *   join.c      blitz_join(), blitz_parallel_for(), blitz_call()
  *   debugfs.c   the stats and state files
  *   race.c      race-window injection, for the torture runs
@@ -20,6 +21,8 @@
 #include <linux/bitmap.h>
 #include <linux/blitz.h>
 #include <linux/cache.h>
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/llist.h>
@@ -50,8 +53,51 @@ enum blitz_stat {
 	BLITZ_STAT_INJECTED,	/* jobs taken from an injection list */
 	BLITZ_STAT_SLEEPS,	/* times blocked: idle, or in a join or call */
 	BLITZ_STAT_WAKEUPS,	/* times woken from such a block */
-	BLITZ_STAT_OVERFLOWS,	/* local submits that found the deque full */
+	BLITZ_STAT_OVERFLOWS,	/* local pushes that found the deque full */
+	BLITZ_STAT_PROMOTED,	/* latent join frames pushed on the deque */
+	BLITZ_STAT_SHARE_REQUESTS,	/* share requests made of others */
 	BLITZ_NR_STATS,
+};
+
+/*
+ * Latent join frames a worker keeps; deeper joins are never promoted
+ * (share.c). At most half the deque, which keeps the rest for jobs.
+ */
+#define BLITZ_LATENT_MAX	128
+
+/* &blitz_worker.share: why the owner should look at its latent frames. */
+#define BLITZ_SHARE_ASK		BIT(0)	/* promote the oldest latent frame */
+#define BLITZ_SHARE_COLD	BIT(1)	/* start sharing one interval from now */
+#define BLITZ_SHARE_WAIT	BIT(2)	/* cooling down, share timer armed */
+#define BLITZ_SHARE_FORK	(BLITZ_SHARE_ASK | BLITZ_SHARE_COLD)
+
+/**
+ * struct blitz_join_frame - a join's b, on the joiner's stack
+ * @fn: b, stored at the fork
+ * @arg: its argument, stored at the fork
+ * @job: queued on the deque when the frame is promoted
+ * @latch: set by the thief that ran b
+ * @owner: the joining worker's task
+ * @origin: the joiner's &blitz_worker.origin when the frame was promoted
+ * @thief: the worker running b, published with release
+ * @thief_base: the thief's deque bottom when b started: frames pushed from
+ *		there on, while b runs, descend from b
+ * @given_back: a joiner that stole the frame but may not run it gave it
+ *		back; the owner runs b
+ *
+ * A fork writes only @fn and @arg; the rest is written when the frame is
+ * promoted, before the push that publishes it (share.c).
+ */
+struct blitz_join_frame {
+	void (*fn)(void *arg);
+	void *arg;
+	struct blitz_job job;
+	struct blitz_latch latch;
+	struct task_struct *owner;
+	struct blitz_call_frame *origin;
+	struct blitz_worker *thief;
+	long thief_base;
+	bool given_back;
 };
 
 extern const char *const blitz_stat_names[BLITZ_NR_STATS];
@@ -77,6 +123,21 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  *	   subtracted it from the sleeping count; reset by the worker
  * @stats: counters written only by this worker
  * @refs: pool references of the jobs the worker ran, not dropped yet
+ * @depth: join frames open on this worker, latent or promoted
+ * @published: frames [0, @published) of the current segment are promoted,
+ *	       [@published, @depth) latent
+ * @serving: the stolen frame whose b this worker runs, or NULL
+ * @promoted_at: local_clock() of the last promotion asked for
+ * @post: posts frames promoted when the worker was switched out, and kicks
+ *	  the joiner of @serving, from an interrupt (share.c)
+ * @latent: the open join frames, oldest first
+ * @share: share requests, BLITZ_SHARE_*: written by other workers and
+ *	   @share_timer, read at every fork
+ * @busy: running jobs, not looking for work; a hint for askers
+ * @share_timer: ends a cooldown (share.c)
+ *
+ * @depth, @published, @serving, @promoted_at and @latent are the owner's,
+ * or its sched_out notifier's (share.c).
  */
 struct blitz_worker {
 	struct blitz_deque deque;
@@ -93,6 +154,15 @@ struct blitz_worker {
 	bool woken;
 	u64 stats[BLITZ_NR_STATS] ____cacheline_aligned_in_smp;
 	unsigned long refs;
+	unsigned int depth ____cacheline_aligned_in_smp;
+	unsigned int published;
+	struct blitz_join_frame *serving;
+	u64 promoted_at;
+	struct irq_work post;
+	struct blitz_join_frame *latent[BLITZ_LATENT_MAX];
+	unsigned long share ____cacheline_aligned_in_smp;
+	bool busy;
+	struct hrtimer share_timer;
 };
 
 /**
@@ -146,7 +216,7 @@ struct blitz_idle {
 };
 
 void blitz_idle_start(struct blitz_pool *pool, struct blitz_idle *idle);
-void blitz_idle_work_found(struct blitz_worker *w);
+u64 blitz_idle_work_found(struct blitz_worker *w);
 void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 			      struct blitz_latch *latch);
 void blitz_wake_for_job(struct blitz_pool *pool, unsigned int near);
@@ -326,6 +396,28 @@ static __always_inline void blitz_inject(struct blitz_pool *pool,
 out:
 	preempt_enable();
 }
+
+/* share.c */
+extern unsigned int blitz_share_interval_us;
+void blitz_share_init(struct blitz_worker *w);
+void blitz_share_exit(struct blitz_worker *w);
+void blitz_share_idle(struct blitz_worker *w);
+void blitz_share_busy(struct blitz_worker *w, u64 c);
+void blitz_ask(struct blitz_worker *asker, struct blitz_worker *v);
+void blitz_ask_busy(struct blitz_worker *w);
+void blitz_fork_slow(struct blitz_worker *w);
+bool blitz_loop_slow(struct blitz_worker *w);
+void blitz_promote(struct blitz_worker *w);
+void blitz_promote_switched_out(struct blitz_worker *w);
+
+/* Whether the owner should leave a fork's fast path. */
+static inline bool blitz_fork_asked(struct blitz_worker *w)
+{
+	return (READ_ONCE(w->share) & BLITZ_SHARE_FORK) || need_resched();
+}
+
+/* join.c */
+void blitz_join_stolen(struct blitz_job *job);
 
 /* pool.c */
 int blitz_hotplug_init(void);

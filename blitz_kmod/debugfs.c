@@ -17,6 +17,8 @@ const char *const blitz_stat_names[BLITZ_NR_STATS] = {
 	[BLITZ_STAT_SLEEPS]	= "sleeps",
 	[BLITZ_STAT_WAKEUPS]	= "wakeups",
 	[BLITZ_STAT_OVERFLOWS]	= "overflows",
+	[BLITZ_STAT_PROMOTED]	= "promoted",
+	[BLITZ_STAT_SHARE_REQUESTS] = "share_requests",
 };
 
 static struct dentry *blitz_debugfs_root;

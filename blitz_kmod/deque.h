@@ -296,6 +296,27 @@ static inline struct blitz_job *blitz_deque_steal_frame(struct blitz_deque *dq,
 }
 
 /**
+ * blitz_deque_has_frame - whether the oldest job looks like a recent frame
+ * @dq: the deque
+ * @base: the lowest index of interest
+ *
+ * A look for a waiting joiner, without taking anything: whether
+ * blitz_deque_steal_frame() with @base would likely find a frame.
+ *
+ * Context: any.
+ * Return: true if the oldest job was a frame at @base or above.
+ */
+static inline bool blitz_deque_has_frame(struct blitz_deque *dq, long base)
+{
+	long t = READ_ONCE(dq->top);
+	/* Pairs with the release stores, for the slot. */
+	long b = smp_load_acquire(&dq->bottom);
+
+	return t < b && t >= base &&
+	       (READ_ONCE(dq->slots[t & BLITZ_DEQUE_MASK]) & BLITZ_DEQUE_FRAME);
+}
+
+/**
  * blitz_deque_bottom - the index the owner pushes at next
  * @dq: the deque
  *

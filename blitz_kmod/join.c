@@ -2,24 +2,27 @@
 /*
  * Fork-join: blitz_join(), blitz_parallel_for() and blitz_call().
  *
- * A join frame lives on the joining worker's stack: pushing it costs no
- * allocation. The worker pushes b, runs a inline, then pops: usually b is
- * still there and runs inline too. If a thief took b, the worker waits for
- * b's latch; the thief that finishes b sets it and wakes the worker.
+ * A join frame lives on the joining worker's stack: it costs no
+ * allocation. A fork records it as latent (share.c): b runs inline after a
+ * unless, meanwhile, the frame was promoted onto the worker's deque
+ * because someone wanted work. Then the worker pops: usually b is still
+ * there and runs inline too. If a thief took b, the worker waits for b's
+ * latch; the thief that finishes b sets it and wakes the worker.
  *
  * The join-wait rule: while it waits, a joiner runs only work that
  * descends from its join, never an unrelated job on top of its caller's
  * stack (the caller may hold a mutex that job wants):
  *
- *  - Jobs that a submitted sit above b on the deque. They are fire and
+ *  - Jobs that a submitted may sit above b on the deque. They are fire and
  *    forget, not part of the join: the joiner moves them to its injection
  *    list on its way down to b, and they run later, like any submitted job.
- *  - While the thief runs b, everything b's joins push on the thief's deque
- *    descends from b. The joiner steals those frames, and only those
- *    (leapfrogging, Wagner and Calder): frames pushed at or above the
- *    thief's bottom index of the moment b started, and only while b runs.
+ *  - While the thief runs b, every frame it promotes descends from b. The
+ *    joiner steals those frames, and only those (leapfrogging, Wagner and
+ *    Calder): frames pushed at or above the thief's bottom index of the
+ *    moment b started, and only while b runs. It asks the thief for them.
  *  - Otherwise it sleeps on b's latch. It is busy, not idle, to the sleep
- *    protocol: it is not counted, so posters never rely on it.
+ *    protocol: it is not counted, so posters never rely on it. The thief
+ *    kicks it when it promotes a frame.
  *
  * Calls: blitz_call() from a worker of another pool, or from a plain task,
  * submits a call frame and waits on the frame's latch the same way. A
@@ -34,34 +37,21 @@
  * Outside a worker, a join or loop runs inside blitz_call() on the default
  * pool.
  *
- * Stack: each join level adds a frame. Below BLITZ_STACK_RESERVE a join
- * warns once and runs b inline. Every job starts with at least
- * BLITZ_JOB_STACK left: a waiting worker with less than BLITZ_RUN_STACK
- * left steals nothing, and hands mailbox calls to its pool.
+ * Stack: a latent join costs the stack of a function call, and joins nest
+ * as calls do. Every job starts with at least BLITZ_JOB_STACK left: a
+ * waiting worker with less than BLITZ_RUN_STACK left steals nothing, and
+ * hands mailbox calls to its pool.
  */
+#include <linux/irq_work.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 
 #include "blitz.h"
 
-/* Stack kept free for the jobs themselves; see Documentation/blitz. */
-#define BLITZ_STACK_RESERVE	(THREAD_SIZE / 4)
 /* Stack a waiting worker needs left to run a job: the job's and ours. */
 #define BLITZ_RUN_STACK		(BLITZ_JOB_STACK + 1024)
 /* Looks at the thief's deque before a waiting joiner sleeps. */
 #define BLITZ_JOIN_SPINS	64
-
-struct blitz_join_frame {
-	struct blitz_job job;
-	struct blitz_latch latch;
-	struct task_struct *owner;
-	struct blitz_call_frame *origin;
-	struct blitz_worker *thief;
-	long thief_base;
-	bool given_back;
-	void (*fn)(void *arg);
-	void *arg;
-};
 
 struct blitz_call_frame {
 	struct blitz_job job;
@@ -82,13 +72,19 @@ static bool blitz_stack_below(unsigned long reserve)
 	return sp - (unsigned long)task_stack_page(current) < reserve;
 }
 
-/* b, run by a thief: a worker of the pool, whatever took the frame. */
-static void blitz_join_stolen(struct blitz_job *job)
+/**
+ * blitz_join_stolen - b, run by a thief
+ * @job: the promoted frame's job
+ *
+ * The thief is a worker of the pool, whatever took the frame.
+ */
+void blitz_join_stolen(struct blitz_job *job)
 {
 	struct blitz_join_frame *f = container_of(job, struct blitz_join_frame,
 						  job);
 	struct blitz_worker *w = blitz_current_worker();
 	struct blitz_call_frame *origin = w->origin;
+	struct blitz_join_frame *serving = w->serving;
 	/*
 	 * The frame is gone once the latch is set: read the owner first. The
 	 * owner is a worker of this pool, and the pool is not freed before
@@ -96,7 +92,7 @@ static void blitz_join_stolen(struct blitz_job *job)
 	 */
 	struct task_struct *owner = f->owner;
 
-	/* What we push from here on descends from b. */
+	/* What we promote from here on descends from b. */
 	f->thief_base = blitz_deque_bottom(&w->deque);
 	/*
 	 * Publish where b's descendants start before ourselves. Pairs with
@@ -105,8 +101,12 @@ static void blitz_join_stolen(struct blitz_job *job)
 	 */
 	smp_store_release(&f->thief, w);
 	w->origin = f->origin;
+	WRITE_ONCE(w->serving, f);
 	f->fn(f->arg);
+	WRITE_ONCE(w->serving, serving);
 	w->origin = origin;
+	/* A kick of f's joiner from our interrupt work ends before f does. */
+	irq_work_sync(&w->post);
 	blitz_race_window(BLITZ_RACE_JOIN_DONE);
 	if (blitz_latch_set(&f->latch))
 		wake_up_process(owner);
@@ -132,11 +132,20 @@ static void blitz_join_give_back(struct blitz_join_frame *e)
 	wake_up_process(owner);
 }
 
-static bool blitz_join_given_back(void *arg)
+/*
+ * Whether a waiting joiner should not sleep: its frame was given back, or
+ * the thief has a frame of b's for it to leapfrog. The thief's kick pairs
+ * with the fully ordered blitz_latch_get_sleepy() before this look
+ * (litmus/share-kick-joiner.litmus).
+ */
+static bool blitz_join_ready(void *arg)
 {
 	struct blitz_join_frame *f = arg;
+	/* Pairs with smp_store_release() in blitz_join_stolen(). */
+	struct blitz_worker *thief = smp_load_acquire(&f->thief);
 
-	return READ_ONCE(f->given_back);
+	return READ_ONCE(f->given_back) ||
+	       (thief && blitz_deque_has_frame(&thief->deque, f->thief_base));
 }
 
 /*
@@ -194,57 +203,45 @@ static void blitz_join_wait(struct blitz_worker *w, struct blitz_join_frame *f)
 		if (job) {
 			blitz_execute(w, job);
 			spins = 0;
-		} else if (spins < BLITZ_JOIN_SPINS) {
+			continue;
+		}
+		/* b's latent frames are the thief's: ask for one. */
+		if (thief)
+			blitz_ask(w, thief);
+		if (spins < BLITZ_JOIN_SPINS) {
 			spins++;
 			cpu_relax();
 			cond_resched();
 		} else {
-			blitz_latch_sleep(w, &f->latch, blitz_join_given_back,
-					  f, TASK_IDLE);
+			blitz_latch_sleep(w, &f->latch, blitz_join_ready, f,
+					  TASK_IDLE);
 			spins = 0;
 		}
 	}
 }
 
-static void blitz_join_worker(struct blitz_worker *w,
-			      void (*a)(void *arg), void *a_arg,
-			      void (*b)(void *arg), void *b_arg)
+/*
+ * The join's frame @f, open at @i, was promoted: pop it back, moving the
+ * jobs a submitted above it to the injection list, or wait for its thief.
+ */
+static noinline void blitz_join_promoted(struct blitz_worker *w,
+					 struct blitz_join_frame *f,
+					 unsigned int i)
 {
-	struct blitz_join_frame f = {
-		.job = BLITZ_JOB_INIT(blitz_join_stolen),
-		.owner = current,
-		.origin = w->origin,
-		.fn = b,
-		.arg = b_arg,
-	};
 	struct blitz_job *job;
 
-	blitz_latch_init(&f.latch);
-	if (WARN_ONCE(blitz_stack_below(BLITZ_STACK_RESERVE),
-		      "blitz: joins nested too deep, running them inline\n") ||
-	    !blitz_deque_push_frame(&w->deque, &f.job)) {
-		/* A full deque: thieves are far behind anyway. */
-		a(a_arg);
-		b(b_arg);
-		return;
-	}
-	blitz_new_jobs(w->pool, w->index + 1);
-
-	a(a_arg);
+	/* Frames i and up are joined: none is latent (P1). */
+	WRITE_ONCE(w->published, i);
 	blitz_race_window(BLITZ_RACE_JOIN_POP);
-
-	/*
-	 * Jobs a submitted sit above b: not part of the join, they go to our
-	 * injection list, to run later like any submitted job.
-	 */
+	/* Above our frame, only what a submitted (P3). */
 	while ((job = blitz_deque_pop(&w->deque))) {
-		if (job == &f.job) {
-			b(b_arg);
+		if (job == &f->job) {
+			f->fn(f->arg);
 			return;
 		}
 		blitz_inject(w->pool, job);
 	}
-	blitz_join_wait(w, &f);
+	blitz_join_wait(w, f);
 }
 
 struct blitz_join_args {
@@ -258,8 +255,42 @@ static void blitz_join_in_pool(void *arg)
 {
 	struct blitz_join_args *j = arg;
 
-	blitz_join_worker(blitz_current_worker(), j->a, j->a_arg,
-			  j->b, j->b_arg);
+	blitz_join(j->a, j->a_arg, j->b, j->b_arg);
+}
+
+static noinline void blitz_join_outside(void (*a)(void *arg), void *a_arg,
+					void (*b)(void *arg), void *b_arg)
+{
+	struct blitz_join_args j = { a, a_arg, b, b_arg };
+
+	might_sleep();
+	WARN_ON_ONCE(blitz_call(NULL, blitz_join_in_pool, &j));
+}
+
+/*
+ * Open frame @f at @i, the next free slot of @w's latent stack. Its b must
+ * be stored: from the depth store on, the sched_out notifier may promote
+ * the frame.
+ */
+static __always_inline void blitz_fork(struct blitz_worker *w,
+				       struct blitz_join_frame *f,
+				       unsigned int i)
+{
+	w->latent[i] = f;
+	barrier();
+	WRITE_ONCE(w->depth, i + 1);
+}
+
+/*
+ * Close frame @f, open at @i: whether it is still latent, and b is ours
+ * to run inline. The depth store first: from then on the notifier leaves
+ * the frame alone (P1), and a promotion before it shows in published.
+ */
+static __always_inline bool blitz_unfork(struct blitz_worker *w,
+					 unsigned int i)
+{
+	WRITE_ONCE(w->depth, i);
+	return i >= READ_ONCE(w->published);
 }
 
 /**
@@ -269,15 +300,20 @@ static void blitz_join_in_pool(void *arg)
  * @b: the second function, offered to other workers
  * @b_arg: its argument
  *
- * Returns when both @a and @b have returned. Inside a worker, @b goes on
- * the worker's deque where idle workers may steal it, @a runs inline, and
- * @b runs inline too if nobody took it. While a stolen @b runs elsewhere,
- * the caller runs only work that descends from @b (joins @b makes), or
- * sleeps: never an unrelated job, so the caller may hold a lock that
- * other jobs take. Jobs that @a submits are not run by the join: they run
- * later, like any submitted job. Outside a worker, the whole join runs in
- * the default pool and the caller sleeps until it is done. Joins nest;
- * when the stack runs low they run inline with a warning.
+ * Returns when both @a and @b have returned. Inside a worker, @a runs
+ * inline, and @b runs inline after it unless another worker took it
+ * meanwhile. @b is offered to other workers lazily, when one of them
+ * wants work: at a later fork of the caller (a join or parallel loop in
+ * @a), or when the caller blocks or is preempted in @a. So a join that
+ * nobody needs costs about a function call, and @a may wait for @b to
+ * run, by sleeping, as long as another worker is there to take it. An
+ * @a that spins without forking keeps @b to itself. While a stolen @b
+ * runs elsewhere, the caller runs only work that descends from @b (joins
+ * @b makes), or sleeps: never an unrelated job, so the caller may hold a
+ * lock that other jobs take. Jobs that @a submits are not run by the
+ * join: they run later, like any submitted job. Outside a worker, the
+ * whole join runs in the default pool and the caller sleeps until it is
+ * done. Joins nest like function calls, on the caller's stack.
  *
  * Context: process context or a blitz job; may sleep.
  */
@@ -285,80 +321,152 @@ void blitz_join(void (*a)(void *arg), void *a_arg,
 		void (*b)(void *arg), void *b_arg)
 {
 	struct blitz_worker *w = blitz_current_worker();
-	struct blitz_join_args j = { a, a_arg, b, b_arg };
+	/*
+	 * Not zeroed (CONFIG_INIT_STACK_ALL_ZERO would, at every join): the
+	 * fork writes fn and arg, a promotion the rest.
+	 */
+	struct blitz_join_frame f __uninitialized;
+	unsigned int i;
 
-	might_sleep();
-	if (w)
-		blitz_join_worker(w, a, a_arg, b, b_arg);
-	else
-		WARN_ON_ONCE(blitz_call(NULL, blitz_join_in_pool, &j));
+	if (unlikely(!w)) {
+		blitz_join_outside(a, a_arg, b, b_arg);
+		return;
+	}
+	/* might_sleep() without the voluntary preemption: see below. */
+	__might_sleep(__FILE__, __LINE__);
+	i = w->depth;
+	if (unlikely(i >= BLITZ_LATENT_MAX)) {
+		a(a_arg);
+		b(b_arg);
+		return;
+	}
+	f.fn = b;
+	f.arg = b_arg;
+	blitz_fork(w, &f, i);
+	/* A request, or a reschedule: the fork's preemption point. */
+	if (unlikely(blitz_fork_asked(w)))
+		blitz_fork_slow(w);
+	a(a_arg);
+	if (likely(blitz_unfork(w, i))) {
+		b(b_arg);
+		return;
+	}
+	blitz_join_promoted(w, &f, i);
 }
 EXPORT_SYMBOL_GPL(blitz_join);
 
 /* === Parallel loops === */
 
+/*
+ * Lazy binary splitting: a loop runs its range chunk by chunk, and only
+ * when asked for work does it give away the upper half of what is left,
+ * as a promoted frame (Tzannes, Caragea, Barua and Vishkin, PPoPP 2010,
+ * with "asked" for "the local deque is empty"). A chunk boundary is a
+ * fork point: no frame newer than the loop's is open there.
+ */
 struct blitz_for {
 	void (*fn)(unsigned long lo, unsigned long hi, void *arg);
 	void *arg;
-	unsigned long grain;
+	unsigned long chunk;
 };
 
-struct blitz_range {
+struct blitz_for_half {
+	struct blitz_join_frame f;
 	struct blitz_for *loop;
 	unsigned long lo, hi;
 };
 
-static void blitz_for_range(void *arg)
-{
-	struct blitz_range *r = arg;
-	struct blitz_range left, right;
-	unsigned long mid;
+static void blitz_for_run(struct blitz_worker *w, struct blitz_for *loop,
+			  unsigned long lo, unsigned long hi);
 
-	if (r->hi - r->lo <= r->loop->grain) {
-		r->loop->fn(r->lo, r->hi, r->loop->arg);
-		return;
-	}
-	mid = r->lo + (r->hi - r->lo) / 2;
-	left = (struct blitz_range){ r->loop, r->lo, mid };
-	right = (struct blitz_range){ r->loop, mid, r->hi };
-	blitz_join_worker(blitz_current_worker(), blitz_for_range, &left,
-			  blitz_for_range, &right);
+static void blitz_for_half_run(void *arg)
+{
+	struct blitz_for_half *h = arg;
+
+	blitz_for_run(blitz_current_worker(), h->loop, h->lo, h->hi);
 }
 
 /*
- * grain 0: about four ranges per worker, enough for thieves to balance
- * uneven ranges without paying a join per element.
+ * Asked for work with nothing older latent: promote the upper half of
+ * [@lo, @hi) (at least two indices) and run the lower.
  */
-static unsigned long blitz_auto_grain(unsigned long n, struct blitz_pool *pool)
+static noinline void blitz_for_split(struct blitz_worker *w,
+				     struct blitz_for *loop,
+				     unsigned long lo, unsigned long hi)
 {
-	return max(n / (4UL * pool->nr_workers), 1UL);
+	struct blitz_for_half h = {
+		.f = { .fn = blitz_for_half_run, .arg = &h },
+		.loop = loop,
+		.lo = lo + (hi - lo) / 2,
+		.hi = hi,
+	};
+	unsigned int i = w->depth;
+
+	blitz_fork(w, &h.f, i);
+	/* Frames below i are promoted: h.f is latent[published]. */
+	blitz_promote(w);
+	blitz_for_run(w, loop, lo, h.lo);
+	if (blitz_unfork(w, i)) {
+		/* The deque was full: it stayed latent. */
+		blitz_for_run(w, loop, h.lo, hi);
+		return;
+	}
+	blitz_join_promoted(w, &h.f, i);
 }
 
+static void blitz_for_run(struct blitz_worker *w, struct blitz_for *loop,
+			  unsigned long lo, unsigned long hi)
+{
+	unsigned long chunk = loop->chunk;
+
+	while (hi - lo > chunk) {
+		if (unlikely(blitz_fork_asked(w)) && blitz_loop_slow(w) &&
+		    w->depth < BLITZ_LATENT_MAX) {
+			blitz_for_split(w, loop, lo, hi);
+			return;
+		}
+		loop->fn(lo, lo + chunk, loop->arg);
+		lo += chunk;
+	}
+	loop->fn(lo, hi, loop->arg);
+}
+
+struct blitz_for_call {
+	struct blitz_for *loop;
+	unsigned long start, end;
+};
+
+/*
+ * grain 0: about 32 chunks per worker. A chunk boundary costs a load, and
+ * the last chunk, which nobody can split, bounds the imbalance at the end.
+ */
 static void blitz_for_in_pool(void *arg)
 {
-	struct blitz_range *r = arg;
-	struct blitz_for *loop = r->loop;
+	struct blitz_for_call *c = arg;
+	struct blitz_worker *w = blitz_current_worker();
 
-	if (!loop->grain)
-		loop->grain = blitz_auto_grain(r->hi - r->lo,
-					       blitz_current_worker()->pool);
-	blitz_for_range(r);
+	if (!c->loop->chunk)
+		c->loop->chunk = max((c->end - c->start) /
+				     (32UL * w->pool->nr_workers), 1UL);
+	blitz_for_run(w, c->loop, c->start, c->end);
 }
 
 /**
  * blitz_parallel_for - call a function on ranges covering an interval
  * @start: first index
  * @end: one past the last index
- * @grain: the longest range @fn is given, or 0 to choose: about four
- *	   ranges per worker of the pool
+ * @grain: the longest range @fn is given, or 0 to choose: about 32 ranges
+ *	   per worker of the pool
  * @fn: called as fn(lo, hi, @arg) on non-empty, non-overlapping ranges
  *	that together cover [@start, @end) exactly once, in parallel
  * @arg: passed to @fn
  *
- * Splits [@start, @end) in halves over blitz_join() down to @grain. Inside
- * a worker, the loop runs in that worker's pool; outside, in the default
- * pool while the caller sleeps. Recursion depth is log2 of the number of
- * ranges.
+ * The caller runs [@start, @end) in ranges of @grain, in order, and, each
+ * time another worker asks for work between two ranges, gives it the
+ * upper half of what is left, which it may split in turn (lazy binary
+ * splitting). A range is at most @grain long; a split may leave one
+ * shorter. Inside a worker, the loop runs in that worker's pool; outside,
+ * in the default pool while the caller sleeps.
  *
  * Context: process context or a blitz job; may sleep.
  * Return: 0; -EINVAL for @start > @end or a NULL @fn (then @fn is never
@@ -371,17 +479,16 @@ int blitz_parallel_for(unsigned long start, unsigned long end,
 		       void *arg)
 {
 	struct blitz_for loop = { fn, arg, grain };
-	struct blitz_range r = { &loop, start, end };
-	struct blitz_worker *w = blitz_current_worker();
+	struct blitz_for_call c = { &loop, start, end };
 
 	might_sleep();
 	if (start > end || !fn)
 		return -EINVAL;
 	if (start == end)
 		return 0;
-	if (!w)
-		return blitz_call(NULL, blitz_for_in_pool, &r);
-	blitz_for_in_pool(&r);
+	if (!blitz_current_worker())
+		return blitz_call(NULL, blitz_for_in_pool, &c);
+	blitz_for_in_pool(&c);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(blitz_parallel_for);

@@ -78,6 +78,7 @@ static int blitz_create_worker(struct blitz_pool *pool, unsigned int i,
 	blitz_latch_init(&w->stop);
 	blitz_inject_init(&w->inject);
 	init_swait_queue_head(&w->idle_wait);
+	blitz_share_init(w);
 
 	task = kthread_create_on_node(blitz_worker_fn, w, cpu_to_node(cpu),
 				      "blitz/%s/%u", pool->name, i);
@@ -109,6 +110,7 @@ static void blitz_free_pool(struct blitz_pool *pool, unsigned int nr_started)
 		kthread_stop(pool->workers[i]->task);
 	for (i = 0; i < nr_started; i++) {
 		w = pool->workers[i];
+		blitz_share_exit(w);
 		put_task_struct(w->task);
 		kfree(w);
 	}
@@ -272,6 +274,7 @@ EXPORT_SYMBOL_GPL(blitz_pool_destroy);
 int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 {
 	struct blitz_worker *w;
+	bool pushed;
 	int ret = 0;
 
 	if (!job || !job->func || WARN_ON_ONCE(in_nmi()))
@@ -308,7 +311,13 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 
 	if (!w) {
 		blitz_inject(pool, job);
-	} else if (blitz_deque_push(&w->deque, job)) {
+		goto unlock;
+	}
+	/* The sched_out notifier may push too (share.c): not meanwhile. */
+	preempt_disable();
+	pushed = blitz_deque_push(&w->deque, job);
+	preempt_enable();
+	if (pushed) {
 		blitz_new_jobs(pool, w->index + 1);
 	} else {
 		blitz_stat_inc(w, BLITZ_STAT_OVERFLOWS);

@@ -101,7 +101,8 @@ static void blitz_wake_one(struct blitz_pool *pool, unsigned int near);
  * poster may have counted on it as an awake idle worker and woken nobody,
  * so whatever it leaves behind needs a sleeper woken. While other awake
  * workers are still looking, they carry that duty on: the last one of
- * them to stop looking, or to sleep, sees the job.
+ * them to stop looking, or to sleep, sees the job. Returns the counter
+ * word as the decrement left it.
  *
  * The fully ordered decrement in blitz_sub_inactive() and the smp_mb() in
  * blitz_new_jobs() pair: a poster that saw us, or any idle worker the
@@ -109,13 +110,14 @@ static void blitz_wake_one(struct blitz_pool *pool, unsigned int near);
  * job before the decrement, and blitz_has_work() sees it
  * (litmus/idle-leave-poster.litmus, litmus/idle-leave-last.litmus).
  */
-void blitz_idle_work_found(struct blitz_worker *w)
+u64 blitz_idle_work_found(struct blitz_worker *w)
 {
 	struct blitz_pool *pool = w->pool;
 	u64 c = blitz_sub_inactive(&pool->counters);
 
 	if (blitz_sleeping(c) && !blitz_awake_idle(c) && blitz_has_work(pool))
 		blitz_wake_one(pool, w->index + 1);
+	return c;
 }
 
 /*

@@ -54,6 +54,9 @@ static struct blitz_job *blitz_steal(struct blitz_worker *w)
 				retry = true;
 			} else if (job) {
 				blitz_stat_inc(w, BLITZ_STAT_STOLEN);
+				/* Spread: the victim may have more for them. */
+				if (blitz_next_sleeper(pool, 0, n) < n)
+					blitz_ask(w, pool->workers[v]);
 				return job;
 			}
 		}
@@ -155,9 +158,31 @@ static void blitz_check_leaks(const struct blitz_context *ctx,
 	}
 }
 
+/*
+ * A job run on top of the worker's stack (by the main loop, a waiting
+ * joiner or a waiting caller) starts a segment of its own: promotions
+ * while it runs reach only its frames, not the latent frames of the
+ * joins it runs on top of (share.c, P1). Returns what to restore.
+ */
+static unsigned int blitz_segment_open(struct blitz_worker *w)
+{
+	unsigned int published = READ_ONCE(w->published);
+
+	/* The usual case: nothing latent, nothing to hide. */
+	if (likely(published == w->depth))
+		return published;
+	/* Not between our read and our write: the notifier promotes too. */
+	preempt_disable();
+	published = w->published;
+	WRITE_ONCE(w->published, w->depth);
+	preempt_enable();
+	return published;
+}
+
 void blitz_execute(struct blitz_worker *w, struct blitz_job *job)
 {
 	void (*func)(struct blitz_job *job) = READ_ONCE(job->func);
+	unsigned int depth = w->depth, published;
 	struct blitz_context ctx;
 	bool submitted = false;
 
@@ -171,7 +196,11 @@ void blitz_execute(struct blitz_worker *w, struct blitz_job *job)
 	if (test_bit(BLITZ_JOB_PENDING, &job->state))
 		submitted = test_and_clear_bit(BLITZ_JOB_PENDING, &job->state);
 	blitz_context_save(&ctx);
+	published = blitz_segment_open(w);
 	func(job);
+	/* Its frames are joined, as a function's calls return. */
+	WARN_ON_ONCE(w->depth != depth);
+	WRITE_ONCE(w->published, published);
 	blitz_stat_inc(w, BLITZ_STAT_EXECUTED);
 	blitz_check_leaks(&ctx, func);
 	if (submitted)
@@ -203,6 +232,7 @@ static void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
 	struct blitz_pool *pool = w->pool;
 	struct blitz_idle idle;
 	struct blitz_job *job;
+	u64 c;
 
 	while (!blitz_latch_probe(latch)) {
 		job = blitz_find_work(w);
@@ -211,18 +241,23 @@ static void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
 			continue;
 		}
 		blitz_drop_refs(w);
+		blitz_share_idle(w);
 		blitz_idle_start(pool, &idle);
 		while (!blitz_latch_probe(latch)) {
 			job = blitz_find_work(w);
 			if (job)
 				break;
+			/* Latent frames elsewhere: ask for them. */
+			blitz_ask_busy(w);
 			blitz_idle_no_work_found(w, &idle, latch);
 		}
 		blitz_race_window(BLITZ_RACE_LATCH_EXIT);
 		/* Active again, with a job or with whatever made us wait. */
-		blitz_idle_work_found(w);
-		if (job)
+		c = blitz_idle_work_found(w);
+		if (job) {
+			blitz_share_busy(w, c);
 			blitz_execute(w, job);
+		}
 	}
 }
 
@@ -244,10 +279,20 @@ static void blitz_sched_in(struct preempt_notifier *pn, int cpu)
 		       container_of(pn, struct blitz_worker, running));
 }
 
+/*
+ * Switched out with latent frames, blocked or preempted: nobody else can
+ * run them meanwhile, so promote them (share.c). The owner never has
+ * preemption on in the middle of its own changes to them.
+ */
 static void blitz_sched_out(struct preempt_notifier *pn,
 			    struct task_struct *next)
 {
+	struct blitz_worker *w = container_of(pn, struct blitz_worker,
+					      running);
+
 	this_cpu_write(blitz_running, NULL);
+	if (w->published < w->depth)
+		blitz_promote_switched_out(w);
 }
 
 static struct preempt_ops blitz_running_ops = {

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Latent join frames: when a fork becomes visible to other workers.
+ *
+ * A fork (blitz_join(), a parallel loop's split) records its frame on its
+ * worker's private stack of open frames, &blitz_worker.latent, with plain
+ * stores: no atomic, no barrier, nothing another CPU reads. The frame is
+ * latent: if nobody wants work before the join, b runs inline and the
+ * fork cost about a function call. The worker promotes its oldest latent
+ * frame, pushing it on its Chase-Lev deque where thieves steal it, only
+ * when someone could use it:
+ *
+ *  - an idle worker that found nothing asks every busy worker
+ *    (BLITZ_SHARE_ASK in &blitz_worker.share), at each idle round;
+ *  - a joiner waiting for a stolen b asks the thief running b, whose
+ *    frames descend from b;
+ *  - a thief that stole while others sleep asks its victim again;
+ *  - a worker that starts running while others are inactive marks itself
+ *    cold (BLITZ_SHARE_COLD): it shares one interval later, so that a
+ *    short call wakes nobody;
+ *  - the worker is switched out, blocked or preempted, with latent
+ *    frames: its sched_out notifier promotes them all, since it cannot
+ *    run them meanwhile. So an a() that sleeps until its b has run, or
+ *    takes a mutex, lets another worker run b.
+ *
+ * The owner reads &blitz_worker.share at every fork, one relaxed load,
+ * and acts on a request in its own task context (blitz_fork_slow()). It
+ * promotes at most once per share_interval_us, the cooldown: a request
+ * within it arms the share timer, a one-shot hrtimer that renews the
+ * request at the end of the cooldown if the owner is still busy and some
+ * worker inactive, and the owner goes on. Idle workers have no timer
+ * armed: an idle pool takes no timer interrupt. Work stays hidden while
+ * a worker runs a long stretch that neither forks nor is switched out.
+ *
+ * Who touches what:
+ *
+ *   depth, published, latent[], serving, promoted_at
+ *	the owner, in task context, and its sched_out notifier, which runs
+ *	in the owner's context when it is switched out. The owner keeps
+ *	preemption off where the notifier must not run: while it pushes on
+ *	its deque, promotes, or hides the frames of an outer segment.
+ *   share
+ *	askers and the share timer: WRITE_ONCE(); the owner: xchg().
+ *   busy
+ *	written by the owner, read by askers and the share timer.
+ *
+ * Invariants, per segment (a job that a worker runs on top of its stack
+ * sees only its own frames: blitz_execute()):
+ *
+ *   P1  frames [0, published) are promoted, [published, depth) latent:
+ *       promotion takes latent[published], the oldest latent frame, and
+ *       a join on a promoted frame i lowers published to i;
+ *   P2  a worker's promoted frames sit in its deque oldest first, with
+ *       submitted jobs anywhere between them;
+ *   P3  so a join on a promoted frame finds it the newest frame in the
+ *       deque, below only jobs that a() submitted, or finds it stolen.
+ *
+ * Documentation/blitz/design.rst, "Latent frames", has the argument.
+ */
+#include <linux/hrtimer.h>
+#include <linux/irq_work.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/clock.h>
+
+#include "blitz.h"
+
+unsigned int blitz_share_interval_us = 50;
+module_param_named(share_interval_us, blitz_share_interval_us, uint, 0644);
+MODULE_PARM_DESC(share_interval_us,
+		 "least time between two promotions by a worker, in us (default 50)");
+
+/*
+ * Ask @v to promote its oldest latent frame, unless a request is pending
+ * there (or @v cools down, with its timer armed to renew it). @asker is
+ * the current worker.
+ */
+void blitz_ask(struct blitz_worker *asker, struct blitz_worker *v)
+{
+	if (READ_ONCE(v->share))
+		return;
+	blitz_race_window(BLITZ_RACE_SHARE_ASK);
+	/*
+	 * A plain store: it may overwrite a WAIT the owner wrote meanwhile,
+	 * and then the owner's next fork sees the request in its cooldown
+	 * and writes WAIT again. The owner clears with xchg(), which a
+	 * request either precedes, and is seen, or follows, and stays
+	 * (litmus/share-request-clear.litmus).
+	 */
+	WRITE_ONCE(v->share, BLITZ_SHARE_ASK);
+	blitz_stat_inc(asker, BLITZ_STAT_SHARE_REQUESTS);
+}
+
+/* An idle worker found nothing to take: ask every busy worker. */
+void blitz_ask_busy(struct blitz_worker *w)
+{
+	struct blitz_pool *pool = w->pool;
+	struct blitz_worker *v;
+	unsigned int i;
+
+	for (i = 0; i < pool->nr_workers; i++) {
+		v = pool->workers[i];
+		if (v != w && READ_ONCE(v->busy))
+			blitz_ask(w, v);
+	}
+}
+
+/*
+ * The share timer: the cooldown is over. Ask again if the owner still
+ * runs and some worker is inactive to take a frame; else let askers ask.
+ * Hard interrupt, on the owner's CPU while it is online.
+ */
+static enum hrtimer_restart blitz_share_timer_fn(struct hrtimer *t)
+{
+	struct blitz_worker *w = container_of(t, struct blitz_worker,
+					      share_timer);
+	u64 c = blitz_counters_load(&w->pool->counters);
+
+	WRITE_ONCE(w->share, READ_ONCE(w->busy) && blitz_inactive(c) ?
+			     BLITZ_SHARE_ASK : 0);
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Frames were promoted: the joiner waiting for the b we run may leapfrog
+ * them, and it may be asleep on b's latch. The frame is alive: its latch
+ * is set only after b returns, and blitz_join_stolen() waits for our
+ * interrupt work before it sets it. The caller ordered its pushes before
+ * this with a full barrier; it pairs with the fully ordered
+ * blitz_latch_get_sleepy() before the joiner looks at our deque
+ * (blitz_join_ready()): either the joiner sees the frame, or this sees
+ * it sleepy (litmus/share-kick-joiner.litmus).
+ */
+static void blitz_kick_serving(struct blitz_worker *w)
+{
+	struct blitz_join_frame *s = READ_ONCE(w->serving);
+	struct task_struct *owner;
+
+	if (!s)
+		return;
+	owner = s->owner;
+	if (blitz_latch_kick(&s->latch))
+		wake_up_process(owner);
+}
+
+/* Post the frames the sched_out notifier promoted, and kick. */
+static void blitz_post_fn(struct irq_work *work)
+{
+	struct blitz_worker *w = container_of(work, struct blitz_worker, post);
+
+	blitz_new_jobs(w->pool, w->index + 1);
+	blitz_kick_serving(w);
+}
+
+void blitz_share_init(struct blitz_worker *w)
+{
+	/* Promoted frames leave half the deque to submitted jobs. */
+	BUILD_BUG_ON(BLITZ_DEQUE_SLOTS / 2 < BLITZ_LATENT_MAX);
+	hrtimer_init(&w->share_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	w->share_timer.function = blitz_share_timer_fn;
+	w->post = IRQ_WORK_INIT_HARD(blitz_post_fn);
+	/* Its first look may find a job: busy until it goes idle. */
+	w->busy = true;
+}
+
+/* The worker has stopped: nothing may run on its behalf any more. */
+void blitz_share_exit(struct blitz_worker *w)
+{
+	hrtimer_cancel(&w->share_timer);
+	irq_work_sync(&w->post);
+}
+
+/*
+ * The worker starts looking for work: it has no frames, nobody need ask
+ * it, and its timer must not fire for an idle worker.
+ */
+void blitz_share_idle(struct blitz_worker *w)
+{
+	unsigned long share = READ_ONCE(w->share);
+
+	WRITE_ONCE(w->busy, false);
+	if (!share)
+		return;
+	/* Only the owner writes WAIT, and the timer replaces it. */
+	if (share == BLITZ_SHARE_WAIT)
+		hrtimer_cancel(&w->share_timer);
+	WRITE_ONCE(w->share, 0);
+}
+
+/*
+ * The worker leaves the idle loop with a job; @c is the counter word its
+ * leaving left. With others inactive, it will share after one interval.
+ */
+void blitz_share_busy(struct blitz_worker *w, u64 c)
+{
+	WRITE_ONCE(w->busy, true);
+	if (blitz_inactive(c) && !READ_ONCE(w->share))
+		WRITE_ONCE(w->share, BLITZ_SHARE_COLD);
+}
+
+/*
+ * Push latent[published] on the deque. Its owner's, with preemption off,
+ * or its sched_out notifier's. The push's release store of bottom
+ * publishes what the fork and this wrote to the frame: a thief reads the
+ * frame only after its acquire of bottom and its winning cmpxchg on top
+ * (litmus/share-promote-publish.litmus).
+ */
+static bool blitz_promote_one(struct blitz_worker *w)
+{
+	struct blitz_join_frame *f;
+
+	if (w->published >= w->depth)
+		return false;
+	f = w->latent[w->published];
+	f->job = (struct blitz_job)BLITZ_JOB_INIT(blitz_join_stolen);
+	blitz_latch_init(&f->latch);
+	f->owner = w->task;
+	f->origin = w->origin;
+	f->thief = NULL;
+	f->given_back = false;
+	if (!blitz_deque_push_frame(&w->deque, &f->job)) {
+		/* Thieves are far behind: it stays latent, the prefix intact. */
+		blitz_stat_inc(w, BLITZ_STAT_OVERFLOWS);
+		return false;
+	}
+	WRITE_ONCE(w->published, w->published + 1);
+	blitz_stat_inc(w, BLITZ_STAT_PROMOTED);
+	return true;
+}
+
+/**
+ * blitz_promote - promote the oldest latent frame and post it
+ * @w: the current worker
+ *
+ * Context: the owner, in task context, at a fork or a loop's split.
+ */
+void blitz_promote(struct blitz_worker *w)
+{
+	bool pushed;
+
+	/* The sched_out notifier pushes and moves published too. */
+	preempt_disable();
+	pushed = blitz_promote_one(w);
+	preempt_enable();
+	if (!pushed)
+		return;
+	w->promoted_at = local_clock();
+	/*
+	 * The post's smp_mb() orders the push before the sleepers bitmap,
+	 * as for any push (litmus/share-promote-sleeper.litmus), and before
+	 * the kick.
+	 */
+	blitz_new_jobs(w->pool, w->index + 1);
+	blitz_race_window(BLITZ_RACE_SHARE_KICK);
+	blitz_kick_serving(w);
+}
+
+/**
+ * blitz_promote_switched_out - promote every latent frame
+ * @w: the worker being switched out
+ *
+ * From the worker's sched_out notifier (worker.c), with the runqueue lock
+ * held: the post and the kick, which wake tasks, wait for an interrupt
+ * work on this CPU. It runs before the worker can run here again, and a
+ * thief waits for it before it lets the kicked frame go. The work's post
+ * comes after the pushes in this CPU's program order, and its smp_mb()
+ * orders them as any post does.
+ */
+void blitz_promote_switched_out(struct blitz_worker *w)
+{
+	bool pushed = false;
+
+	/* Nobody else could take them. */
+	if (w->pool->nr_workers == 1)
+		return;
+	while (blitz_promote_one(w))
+		pushed = true;
+	if (pushed)
+		irq_work_queue(&w->post);
+}
+
+/*
+ * Act on a request at a fork or a loop's chunk boundary: promote, unless
+ * the cooldown is on. Returns true when a promotion is due but nothing
+ * is latent; only a loop can use that, by splitting. Owner, task context.
+ */
+static bool blitz_share(struct blitz_worker *w, bool loop)
+{
+	u64 interval = (u64)READ_ONCE(blitz_share_interval_us) * NSEC_PER_USEC;
+	/* Fully ordered: a request is seen or stays for the next fork. */
+	unsigned long req = xchg(&w->share, 0);
+	u64 now = local_clock();
+
+	if (req & BLITZ_SHARE_COLD)
+		w->promoted_at = now;
+	else if (!(req & BLITZ_SHARE_ASK))
+		return false;
+	if (now - w->promoted_at < interval) {
+		/* Askers see WAIT and leave it: the timer renews the request. */
+		WRITE_ONCE(w->share, BLITZ_SHARE_WAIT);
+		hrtimer_start(&w->share_timer,
+			      ns_to_ktime(w->promoted_at + interval - now),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+		return false;
+	}
+	if (READ_ONCE(w->published) == w->depth)
+		return loop;
+	blitz_promote(w);
+	return false;
+}
+
+/**
+ * blitz_fork_slow - a fork found a request, or the CPU wanted
+ * @w: the current worker
+ *
+ * The fork's voluntary preemption point too: a tree of latent joins calls
+ * nothing else that could reschedule.
+ *
+ * Context: the owner, in task context.
+ */
+void blitz_fork_slow(struct blitz_worker *w)
+{
+	cond_resched();
+	if (READ_ONCE(w->share) & BLITZ_SHARE_FORK)
+		blitz_share(w, false);
+}
+
+/**
+ * blitz_loop_slow - a parallel loop's chunk boundary found a request
+ * @w: the current worker
+ *
+ * Context: the owner, in task context, with no latent frame newer than
+ * the loop's.
+ * Return: true when the loop should give half of what is left away.
+ */
+bool blitz_loop_slow(struct blitz_worker *w)
+{
+	cond_resched();
+	return (READ_ONCE(w->share) & BLITZ_SHARE_FORK) && blitz_share(w, true);
+}
