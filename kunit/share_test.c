@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for latent join frames and their promotion (share.c): which
+ * frame a request promotes, what happens to it then, who asks, and that an
+ * idle pool arms no timer.
+ *
+ * Most cases run in a pool of one worker, where nobody but the test asks:
+ * a case makes its request by writing BLITZ_SHARE_ASK in the worker's
+ * share word, as a thief does, and the next fork acts on it.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/hrtimer.h>
+
+#include "../blitz_kmod/blitz.h"
+#include "../selftests/fib.h"
+#include "test_threads.h"
+
+#define SHARE_DEPTH	3
+
+static u64 share_stat(struct blitz_worker *w, enum blitz_stat s)
+{
+	return READ_ONCE(w->stats[s]);
+}
+
+/* Ask the current worker, as a thief would, and fork so that it acts. */
+static void share_ask_self(void)
+{
+	WRITE_ONCE(blitz_current_worker()->share, BLITZ_SHARE_ASK);
+	blitz_join(fib_join, &(struct fib){ 2 }, fib_join, &(struct fib){ 1 });
+}
+
+/* === Which frame, and what becomes of it === */
+
+struct nest {
+	struct kunit *test;
+	struct blitz_worker *w;
+	/* per level: b ran, and on which worker */
+	int b_ran[SHARE_DEPTH];
+	struct blitz_worker *b_worker[SHARE_DEPTH];
+	/* what the deepest a saw */
+	unsigned int published, depth;
+	bool oldest_first;
+	unsigned int asks;
+};
+
+struct nest_level {
+	struct nest *n;
+	int level;
+};
+
+static void nest_b(void *arg)
+{
+	struct nest_level *l = arg;
+
+	l->n->b_ran[l->level]++;
+	l->n->b_worker[l->level] = blitz_current_worker();
+}
+
+/*
+ * Level i joins (level i + 1, b_i). The deepest a makes n->asks requests,
+ * forking after each, and records the promoted prefix.
+ */
+static void nest_a(void *arg)
+{
+	struct nest_level *l = arg, deeper = { l->n, l->level + 1 };
+	struct nest *n = l->n;
+	struct blitz_worker *w = blitz_current_worker();
+	unsigned int i;
+
+	if (l->level + 1 < SHARE_DEPTH) {
+		blitz_join(nest_a, &deeper, nest_b, &deeper);
+		return;
+	}
+	n->w = w;
+	for (i = 0; i < n->asks; i++)
+		share_ask_self();
+	n->published = w->published;
+	n->depth = w->depth;
+	/* The promoted frames are the oldest, in order, bottom to top. */
+	n->oldest_first = true;
+	for (i = 0; i < n->published; i++)
+		n->oldest_first &= blitz_deque_job(w->deque.slots[(w->deque.top + i) &
+				   BLITZ_DEQUE_MASK]) == &w->latent[i]->job;
+}
+
+static void nest_root(void *arg)
+{
+	struct nest_level l = { arg, -1 };
+
+	nest_a(&l);
+}
+
+static struct blitz_pool *share_pool_one(struct kunit *test, const char *name)
+{
+	struct blitz_pool *pool = blitz_pool_create(name, 1);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	return pool;
+}
+
+/*
+ * One request, made below three open joins, promotes the outermost frame:
+ * the oldest. With nobody to steal it, its join pops it back and runs b,
+ * once, on the joiner.
+ */
+static void share_test_oldest_first(struct kunit *test)
+{
+	struct nest n = { .test = test, .asks = 1 };
+	struct blitz_pool *pool = share_pool_one(test, "kunit-oldest");
+	int i;
+
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, nest_root, &n), 0);
+	KUNIT_EXPECT_EQ(test, n.published, 1U);
+	/* Three levels; the request's own fork has closed. */
+	KUNIT_EXPECT_EQ(test, n.depth, (unsigned int)SHARE_DEPTH);
+	KUNIT_EXPECT_TRUE(test, n.oldest_first);
+	for (i = 0; i < SHARE_DEPTH; i++) {
+		KUNIT_EXPECT_EQ(test, n.b_ran[i], 1);
+		KUNIT_EXPECT_PTR_EQ(test, n.b_worker[i], n.w);
+	}
+	KUNIT_EXPECT_EQ(test, share_stat(n.w, BLITZ_STAT_PROMOTED), 1ULL);
+	KUNIT_EXPECT_TRUE(test, blitz_deque_empty(&n.w->deque));
+	blitz_pool_destroy(pool);
+}
+
+/*
+ * Requests with no cooldown promote a frame each, oldest first: nested
+ * joins, all promoted, none stolen; each is popped back, its b run once,
+ * and the deque is empty after. The last request finds only its own
+ * fork's frame latent, and promotes that.
+ */
+static void share_test_nested_promoted(struct kunit *test)
+{
+	struct nest n = { .test = test, .asks = SHARE_DEPTH + 1 };
+	struct blitz_pool *pool = share_pool_one(test, "kunit-nested");
+	unsigned int interval = blitz_share_interval_us;
+	int i;
+
+	blitz_share_interval_us = 0;
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, nest_root, &n), 0);
+	blitz_share_interval_us = interval;
+	KUNIT_EXPECT_EQ(test, n.published, (unsigned int)SHARE_DEPTH);
+	KUNIT_EXPECT_TRUE(test, n.oldest_first);
+	for (i = 0; i < SHARE_DEPTH; i++)
+		KUNIT_EXPECT_EQ(test, n.b_ran[i], 1);
+	KUNIT_EXPECT_EQ(test, share_stat(n.w, BLITZ_STAT_PROMOTED),
+			(u64)n.asks);
+	KUNIT_EXPECT_TRUE(test, blitz_deque_empty(&n.w->deque));
+	blitz_pool_destroy(pool);
+}
+
+/*
+ * Within the cooldown a request arms the share timer instead; at its end
+ * the timer renews the request only if someone could take a frame: in a
+ * pool of one worker nobody can, and the word goes back to 0.
+ */
+static void share_cooldown_root(void *arg)
+{
+	struct blitz_worker *w = blitz_current_worker();
+	unsigned long *seen = arg;
+
+	share_ask_self();		/* promotes */
+	share_ask_self();		/* within the cooldown */
+	seen[0] = READ_ONCE(w->share);
+	seen[1] = hrtimer_active(&w->share_timer);
+	while (READ_ONCE(w->share) == BLITZ_SHARE_WAIT)
+		blitz_test_relax();
+	seen[2] = READ_ONCE(w->share);
+}
+
+static void share_test_cooldown(struct kunit *test)
+{
+	struct blitz_pool *pool = share_pool_one(test, "kunit-cool");
+	unsigned int interval = blitz_share_interval_us;
+	unsigned long seen[3] = {};
+	struct blitz_worker *w = pool->workers[0];
+
+	/* Long enough that the second request falls within it. */
+	blitz_share_interval_us = 100000;
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, share_cooldown_root, seen), 0);
+	blitz_share_interval_us = interval;
+	KUNIT_EXPECT_EQ(test, seen[0], (unsigned long)BLITZ_SHARE_WAIT);
+	KUNIT_EXPECT_EQ(test, seen[1], 1UL);
+	KUNIT_EXPECT_EQ(test, seen[2], 0UL);
+	KUNIT_EXPECT_EQ(test, share_stat(w, BLITZ_STAT_PROMOTED), 1ULL);
+	blitz_pool_destroy(pool);
+}
+
+/*
+ * A pool of one worker: nobody asks, the worker never goes cold, nothing
+ * is promoted, and every join runs inline.
+ */
+static void share_test_one_worker(struct kunit *test)
+{
+	struct blitz_pool *pool = share_pool_one(test, "kunit-share1");
+	struct blitz_worker *w = pool->workers[0];
+	struct fib f = { 20 };
+
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, fib_join, &f), 0);
+	KUNIT_EXPECT_EQ(test, f.result, fib_plain(20));
+	KUNIT_EXPECT_EQ(test, share_stat(w, BLITZ_STAT_PROMOTED), 0ULL);
+	KUNIT_EXPECT_EQ(test, share_stat(w, BLITZ_STAT_SHARE_REQUESTS), 0ULL);
+	KUNIT_EXPECT_EQ(test, share_stat(w, BLITZ_STAT_STOLEN), 0ULL);
+	KUNIT_EXPECT_FALSE(test, hrtimer_active(&w->share_timer));
+	blitz_pool_destroy(pool);
+}
+
+/* === Promoted and stolen === */
+
+struct steal {
+	struct blitz_worker *a_worker, *b_worker;
+	struct completion b_ran;
+	bool ask, leaf, asked_in_leaf, b_in_leaf;
+};
+
+static void steal_b(void *arg)
+{
+	struct steal *s = arg;
+
+	s->b_worker = blitz_current_worker();
+	complete(&s->b_ran);
+}
+
+/*
+ * With ask, a asks for its own b and forks; with leaf, a first runs a long
+ * leaf that neither forks nor can be switched out. Then a sleeps until b
+ * has run: b must be stolen.
+ */
+static void steal_a(void *arg)
+{
+	struct steal *s = arg;
+	struct blitz_worker *w = blitz_current_worker();
+	unsigned long end = jiffies + msecs_to_jiffies(50);
+
+	s->a_worker = w;
+	if (s->leaf) {
+		preempt_disable();
+		while (time_before(jiffies, end))
+			cpu_relax();
+		s->asked_in_leaf = READ_ONCE(w->share) == BLITZ_SHARE_ASK;
+
+		s->b_in_leaf = completion_done(&s->b_ran);
+		preempt_enable();
+		/* The fork after the leaf acts on the request. */
+		blitz_join(fib_join, &(struct fib){ 2 }, fib_join,
+			   &(struct fib){ 1 });
+	}
+	if (s->ask)
+		share_ask_self();
+	wait_for_completion(&s->b_ran);
+}
+
+static void steal_root(void *arg)
+{
+	blitz_join(steal_a, arg, steal_b, arg);
+}
+
+static struct blitz_pool *share_pool_two(struct kunit *test, const char *name)
+{
+	struct blitz_pool *pool;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "a stolen frame needs two CPUs");
+	pool = blitz_pool_create(name, 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	return pool;
+}
+
+static void steal_check(struct kunit *test, struct blitz_pool *pool,
+			struct steal *s)
+{
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, steal_root, s), 0);
+	KUNIT_ASSERT_NOT_NULL(test, s->a_worker);
+	KUNIT_EXPECT_PTR_NE(test, s->a_worker, s->b_worker);
+	KUNIT_EXPECT_GE(test, share_stat(s->a_worker, BLITZ_STAT_PROMOTED), 1ULL);
+	KUNIT_EXPECT_GE(test, share_stat(s->b_worker, BLITZ_STAT_STOLEN), 1ULL);
+}
+
+/*
+ * A requested promotion is stolen by the other worker, which its post
+ * wakes. With no cooldown, the worker that took the call, cold, promotes
+ * b at its fork; a asks again, for nothing: b was the only frame.
+ */
+static void share_test_promoted_stolen(struct kunit *test)
+{
+	struct blitz_pool *pool = share_pool_two(test, "kunit-stolen");
+	unsigned int interval = blitz_share_interval_us;
+	struct steal s = { .ask = true };
+
+	init_completion(&s.b_ran);
+	blitz_share_interval_us = 0;
+	steal_check(test, pool, &s);
+	blitz_share_interval_us = interval;
+	blitz_pool_destroy(pool);
+}
+
+/*
+ * No request at all: a sleeps until b has run, and its sched_out notifier
+ * promotes b when it blocks, for the other worker to steal.
+ */
+static void share_test_blocked_a(struct kunit *test)
+{
+	struct blitz_pool *pool = share_pool_two(test, "kunit-blocked");
+	struct steal s = {};
+
+	init_completion(&s.b_ran);
+	steal_check(test, pool, &s);
+	blitz_pool_destroy(pool);
+}
+
+/*
+ * The worker that took the call goes cold (the other one sleeps), so at
+ * its fork it arms the share timer, which asks it to share while it runs
+ * a long leaf. The leaf hides b: b has not run when it ends, and the
+ * request is pending. The fork after the leaf promotes b, and its post
+ * wakes the sleeper, which steals it.
+ */
+static void share_test_long_leaf(struct kunit *test)
+{
+	struct blitz_pool *pool = share_pool_two(test, "kunit-leaf");
+	struct steal s = { .leaf = true };
+
+	init_completion(&s.b_ran);
+	steal_check(test, pool, &s);
+	KUNIT_EXPECT_TRUE(test, s.asked_in_leaf);
+	KUNIT_EXPECT_FALSE(test, s.b_in_leaf);
+	blitz_pool_destroy(pool);
+}
+
+/* === Parallel loops split on demand === */
+
+struct lazy {
+	unsigned long grain, ask_at, next, bad, ranges;
+	bool in_order;
+	atomic_t *hits;
+};
+
+static void lazy_fn(unsigned long lo, unsigned long hi, void *arg)
+{
+	struct lazy *l = arg;
+	unsigned long i;
+
+	l->ranges++;
+	if (lo >= hi || hi - lo > l->grain)
+		l->bad++;
+	if (lo != l->next)
+		l->in_order = false;
+	l->next = hi;
+	for (i = lo; i < hi; i++)
+		atomic_inc(&l->hits[i]);
+	if (lo <= l->ask_at && l->ask_at < hi)
+		WRITE_ONCE(blitz_current_worker()->share, BLITZ_SHARE_ASK);
+}
+
+static void lazy_loop(void *arg)
+{
+	struct lazy *l = arg;
+
+	WARN_ON(blitz_parallel_for(0, 1000, l->grain, lazy_fn, l));
+}
+
+/*
+ * Nobody asking: consecutive ranges of the grain, in order, on the
+ * caller. One request in the middle: one split, promoted and popped back
+ * (one worker), still every index once and no range over the grain.
+ */
+static void share_test_parallel_for(struct kunit *test)
+{
+	struct blitz_pool *pool = share_pool_one(test, "kunit-lazy");
+	struct blitz_worker *w = pool->workers[0];
+	struct lazy l = { .grain = 10, .ask_at = ULONG_MAX, .in_order = true };
+	unsigned int interval = blitz_share_interval_us;
+	int i, pass;
+
+	l.hits = kunit_kcalloc(test, 1000, sizeof(*l.hits), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l.hits);
+	blitz_share_interval_us = 0;
+	for (pass = 0; pass < 2; pass++) {
+		KUNIT_EXPECT_EQ(test, blitz_call(pool, lazy_loop, &l), 0);
+		for (i = 0; i < 1000; i++)
+			KUNIT_EXPECT_EQ(test, atomic_read(&l.hits[i]), pass + 1);
+		KUNIT_EXPECT_EQ(test, l.bad, 0UL);
+		l.ask_at = 500;
+		l.next = 0;
+	}
+	blitz_share_interval_us = interval;
+	/*
+	 * Both passes in order: the second split once, ran the lower half
+	 * and popped the upper back.
+	 */
+	KUNIT_EXPECT_TRUE(test, l.in_order);
+	KUNIT_EXPECT_EQ(test, share_stat(w, BLITZ_STAT_PROMOTED), 1ULL);
+	blitz_pool_destroy(pool);
+}
+
+/* === Idle === */
+
+static bool share_all_asleep(struct blitz_pool *pool)
+{
+	return blitz_sleeping(blitz_counters_load(&pool->counters)) ==
+	       pool->nr_workers;
+}
+
+/*
+ * Joins on every worker, then idle: once every worker sleeps, none has a
+ * request or a timer armed, and none is armed a second later.
+ */
+static void share_test_idle_no_timer(struct kunit *test)
+{
+	struct blitz_pool *pool = blitz_pool_create("kunit-quiet", 0);
+	unsigned long deadline = jiffies + 10 * HZ;
+	struct fib f = { 22 };
+	unsigned int i;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, fib_join, &f), 0);
+	KUNIT_EXPECT_EQ(test, f.result, fib_plain(22));
+	while (!share_all_asleep(pool) && time_before(jiffies, deadline))
+		msleep(20);
+	KUNIT_ASSERT_TRUE(test, share_all_asleep(pool));
+	msleep(1000);
+	for (i = 0; i < pool->nr_workers; i++) {
+		KUNIT_EXPECT_FALSE(test,
+				   hrtimer_active(&pool->workers[i]->share_timer));
+		KUNIT_EXPECT_EQ(test, READ_ONCE(pool->workers[i]->share), 0UL);
+	}
+	KUNIT_EXPECT_TRUE(test, share_all_asleep(pool));
+	blitz_pool_destroy(pool);
+}
+
+static struct kunit_case share_test_cases[] = {
+	KUNIT_CASE(share_test_oldest_first),
+	KUNIT_CASE(share_test_nested_promoted),
+	KUNIT_CASE(share_test_cooldown),
+	KUNIT_CASE(share_test_one_worker),
+	KUNIT_CASE(share_test_promoted_stolen),
+	KUNIT_CASE(share_test_blocked_a),
+	KUNIT_CASE(share_test_long_leaf),
+	KUNIT_CASE(share_test_parallel_for),
+	KUNIT_CASE(share_test_idle_no_timer),
+	{}
+};
+
+static struct kunit_suite share_test_suite = {
+	.name = "blitz_share",
+	.test_cases = share_test_cases,
+};
+
+kunit_test_suite(share_test_suite);
