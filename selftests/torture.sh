@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest torture run (TAP): blitz.ko with its race windows on, then
-# blitz_torture.ko for BLITZ_TORTURE_SECS seconds (default 60); the
-# torture's summary line must say PASS. Runs under busybox sh in the guest;
-# tools/check's torture stage runs it through selftests/run.
+# blitz_torture.ko for BLITZ_TORTURE_SECS seconds (default 60), with the
+# promotion cooldown cycled meanwhile; the torture's summary line must say
+# PASS. Runs under busybox sh in the guest; tools/check's torture stage
+# runs it through selftests/run.
 
 SECS=${BLITZ_TORTURE_SECS:-60}
 # shellcheck source=selftests/lib.sh
@@ -16,9 +17,20 @@ echo "1..4"
 insmod /modules/blitz.ko race_windows=1
 ok $? "insmod blitz.ko race_windows=1"
 seen=$(dmesg | wc -l)
+# The promotion cooldown changes every second: no cooldown promotes at
+# every request, the default goes through the share timer.
+param=/sys/module/blitz/parameters/share_interval_us
+(while :; do
+	for us in 0 10 50; do
+		echo $us > $param
+		sleep 1
+	done
+done) &
+cycler=$!
 start=$(date +%s)
 insmod /modules/blitz_torture.ko duration="$SECS"
 rc=$?
+kill $cycler
 echo "# torture took $(($(date +%s) - start)) s"
 summary=$(dmesg | tail -n +$((seen + 1)) | grep 'blitz_torture: summary:')
 dmesg | tail -n +$((seen + 1)) | grep 'blitz_torture: anomaly' | head -n 20 |
