@@ -184,12 +184,54 @@ static void bench_interleave(const char *workload,
 				      bench_reps(), v[i].unit);
 }
 
+/*
+ * The floor of a fork-join with blitz_join()'s signature: a function that
+ * calls a, then b, through their pointers, and nothing else. The same
+ * recursions through it show what the call structure costs, apart from
+ * what blitz does. The pointers are hidden from the optimiser, which
+ * would otherwise turn the calls direct in a copy for these callers.
+ */
+static noinline void bench_calls(void (*a)(void *arg), void *a_arg,
+				 void (*b)(void *arg), void *b_arg)
+{
+	OPTIMIZER_HIDE_VAR(a);
+	OPTIMIZER_HIDE_VAR(b);
+	a(a_arg);
+	b(b_arg);
+}
+
 /* === fib === */
 
 struct fib_bench {
 	struct blitz_pool *one;
 	unsigned long want;
 };
+
+/* fib_join() (selftests/fib.h) through bench_calls(). */
+static void fib_calls(void *arg)
+{
+	struct fib *f = arg;
+	struct fib a = { f->n - 1 }, b = { f->n - 2 };
+
+	if (f->n < 2) {
+		f->result = f->n;
+		return;
+	}
+	bench_calls(fib_calls, &a, fib_calls, &b);
+	f->result = a.result + b.result;
+}
+
+static u64 fib_calls_us(void *arg)
+{
+	struct fib_bench *b = arg;
+	struct fib f = { fib_n };
+	u64 t0 = ktime_get_ns();
+
+	fib_calls(&f);
+	if (f.result != b->want)
+		pr_err("fib mismatch\n");
+	return (ktime_get_ns() - t0) / NSEC_PER_USEC;
+}
 
 static u64 fib_plain_us(void *arg)
 {
@@ -226,11 +268,21 @@ static u64 fib_all_us(void *arg)
 	return fib_join_us(NULL, b->want);
 }
 
-/* ns per join: (time in a one-worker pool - plain time) / joins. */
+/* (@us - @base_us) / @joins, in ps, or 0. */
+static u64 ps_per_join(u64 us, u64 base_us, unsigned long joins)
+{
+	return us > base_us ? (us - base_us) * 1000000 / joins : 0;
+}
+
+/*
+ * ps per join: overhead, (time in a one-worker pool - plain time) /
+ * joins; floor, the same for bench_calls(); bookkeeping, the difference.
+ */
 static void bench_fib(void)
 {
 	static const struct bench_variant v[] = {
 		{ "plain_us", fib_plain_us, "us" },
+		{ "calls_us", fib_calls_us, "us" },
 		{ "join_1worker_us", fib_one_us, "us" },
 		{ "join_allworkers_us", fib_all_us, "us" },
 	};
@@ -243,10 +295,14 @@ static void bench_fib(void)
 		return;
 	bench_interleave("fib", v, ARRAY_SIZE(v), &b, med);
 	blitz_pool_destroy(b.one);
-	report("fib", "overhead_1worker_ns_per_join",
-	       med[1] > med[0] ? (med[1] - med[0]) * NSEC_PER_USEC / joins : 0,
-	       "ns");
-	report_ratio("fib", "speedup_allworkers_x100", med[0], med[2]);
+	report("fib", "overhead_1worker_ps_per_join",
+	       ps_per_join(med[2], med[0], joins), "ps");
+	report("fib", "floor_ps_per_join", ps_per_join(med[1], med[0], joins),
+	       "ps");
+	report("fib", "bookkeeping_ps_per_join",
+	       ps_per_join(med[2], med[1], joins), "ps");
+	report_ratio("fib", "speedup_allworkers_x100", med[0], med[3]);
+	report_ratio("fib", "speedup_vs_1worker_x100", med[2], med[3]);
 }
 
 /* === Binary-tree sum (Spice / Chili benchmark) === */
@@ -296,9 +352,24 @@ static void tree_sum_join(void *arg)
 	t->sum = t->node->value + l.sum + r.sum;
 }
 
+/* tree_sum_join() through bench_calls(). */
+static void tree_sum_calls(void *arg)
+{
+	struct tree_arg *t = arg;
+	struct tree_arg l = { t->node->left }, r = { t->node->right };
+
+	if (!l.node) {
+		t->sum = t->node->value;
+		return;
+	}
+	bench_calls(tree_sum_calls, &l, tree_sum_calls, &r);
+	t->sum = t->node->value + l.sum + r.sum;
+}
+
 struct tree_bench {
 	struct tree_node *root;
 	long want;
+	struct blitz_pool *one;
 };
 
 static u64 tree_seq_ns(void *arg)
@@ -311,27 +382,54 @@ static u64 tree_seq_ns(void *arg)
 	return ktime_get_ns() - t0;
 }
 
-static u64 tree_blitz_ns(void *arg)
+static u64 tree_calls_ns(void *arg)
 {
 	struct tree_bench *b = arg;
 	struct tree_arg t = { b->root };
 	u64 t0 = ktime_get_ns();
 
-	blitz_call(NULL, tree_sum_join, &t);
+	tree_sum_calls(&t);
 	if (t.sum != b->want)
 		pr_err("tree sum mismatch\n");
 	return ktime_get_ns() - t0;
 }
 
-static void bench_tree_one(unsigned int depth, const char *name)
+/* From a plain task, as a user calls it: blitz_call() and its wake-ups. */
+static u64 tree_blitz_in(struct tree_bench *b, struct blitz_pool *pool)
+{
+	struct tree_arg t = { b->root };
+	u64 t0 = ktime_get_ns();
+
+	blitz_call(pool, tree_sum_join, &t);
+	if (t.sum != b->want)
+		pr_err("tree sum mismatch\n");
+	return ktime_get_ns() - t0;
+}
+
+static u64 tree_blitz_one_ns(void *arg)
+{
+	struct tree_bench *b = arg;
+
+	return tree_blitz_in(b, b->one);
+}
+
+static u64 tree_blitz_ns(void *arg)
+{
+	return tree_blitz_in(arg, NULL);
+}
+
+static void bench_tree_one(unsigned int depth, const char *name,
+			   struct blitz_pool *one)
 {
 	static const struct bench_variant v[] = {
 		{ "sequential_ns", tree_seq_ns, "ns" },
+		{ "calls_ns", tree_calls_ns, "ns" },
+		{ "blitz_1worker_ns", tree_blitz_one_ns, "ns" },
 		{ "blitz_ns", tree_blitz_ns, "ns" },
 	};
 	unsigned long nr = (1UL << (depth + 1)) - 1, next = 0;
+	struct tree_bench b = { .one = one };
 	struct tree_node *nodes;
-	struct tree_bench b;
 	u64 med[ARRAY_SIZE(v)];
 
 	nodes = vmalloc(array_size(nr, sizeof(*nodes)));
@@ -340,18 +438,26 @@ static void bench_tree_one(unsigned int depth, const char *name)
 	b.root = tree_build(nodes, &next, depth);
 	b.want = tree_sum_seq(b.root);
 	bench_interleave(name, v, ARRAY_SIZE(v), &b, med);
-	report_ratio(name, "blitz_vs_seq_x100", med[1], med[0]);
-	report_ratio(name, "speedup_x100", med[0], med[1]);
+	report_ratio(name, "calls_vs_seq_x100", med[1], med[0]);
+	report_ratio(name, "blitz_1worker_vs_seq_x100", med[2], med[0]);
+	report_ratio(name, "blitz_vs_seq_x100", med[3], med[0]);
+	report_ratio(name, "speedup_x100", med[0], med[3]);
+	report_ratio(name, "speedup_vs_1worker_x100", med[2], med[3]);
 	vfree(nodes);
 }
 
+/* Sums of 1023 nodes (all workers, one) and of 2^tree_log2 - 1. */
 static void bench_tree(void)
 {
+	struct blitz_pool *one = blitz_pool_create("bench-one", 1);
 	char name[24];
 
-	bench_tree_one(9, "tree1023");
+	if (IS_ERR(one))
+		return;
+	bench_tree_one(9, "tree1023", one);
 	snprintf(name, sizeof(name), "tree2^%u", tree_log2);
-	bench_tree_one(tree_log2 - 1, name);
+	bench_tree_one(tree_log2 - 1, name, one);
+	blitz_pool_destroy(one);
 }
 
 /* === Submitting jobs: blitz against the system workqueues === */
