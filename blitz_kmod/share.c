@@ -64,10 +64,10 @@
 
 #include "blitz.h"
 
-unsigned int blitz_share_interval_us = 50;
+unsigned int blitz_share_interval_us = 100;
 module_param_named(share_interval_us, blitz_share_interval_us, uint, 0644);
 MODULE_PARM_DESC(share_interval_us,
-		 "least time between two promotions by a worker, in us (default 50)");
+		 "least time between two promotions by a worker, in us (default 100)");
 
 /*
  * Ask @v to promote its oldest latent frame, unless a request is pending

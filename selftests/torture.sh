@@ -18,10 +18,10 @@ insmod /modules/blitz.ko race_windows=1
 ok $? "insmod blitz.ko race_windows=1"
 seen=$(dmesg | wc -l)
 # The promotion cooldown changes every second: no cooldown promotes at
-# every request, the default goes through the share timer.
+# every request, the others go through the share timer.
 param=/sys/module/blitz/parameters/share_interval_us
 (while :; do
-	for us in 0 10 50; do
+	for us in 0 10 100; do
 		echo $us > $param
 		sleep 1
 	done
