@@ -11,6 +11,9 @@
  *   pool.c      pools, blitz_submit(), CPU hotplug
  *   share.c     latent join frames: share requests, promotion
  *   join.c      blitz_join(), blitz_parallel_for(), blitz_call()
+ *   group.c     job groups: submit, wait, cancel
+ *   reduce.c    blitz_parallel_reduce()
+ *   sort.c      blitz_sort()
  *   debugfs.c   the stats and state files
  *   race.c      race-window injection, for the torture runs
  *   main.c      module init and exit, the default pool
@@ -56,6 +59,7 @@ enum blitz_stat {
 	BLITZ_STAT_OVERFLOWS,	/* local pushes that found the deque full */
 	BLITZ_STAT_PROMOTED,	/* latent join frames pushed on the deque */
 	BLITZ_STAT_SHARE_REQUESTS,	/* share requests made of others */
+	BLITZ_STAT_CANCELLED,	/* jobs of a cancelled group, skipped */
 	BLITZ_NR_STATS,
 };
 
@@ -223,11 +227,11 @@ void blitz_wake_for_job(struct blitz_pool *pool, unsigned int near);
 bool blitz_wake_worker(struct blitz_worker *w);
 void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 		       bool (*ready)(void *arg), void *arg, unsigned int state);
+bool blitz_has_work(struct blitz_pool *pool);
 
 /* worker.c */
 void blitz_running_init(void);
 void blitz_running_exit(void);
-bool blitz_has_work(struct blitz_pool *pool);
 void blitz_execute(struct blitz_worker *w, struct blitz_job *job);
 int blitz_worker_fn(void *arg);
 
@@ -409,6 +413,8 @@ void blitz_fork_slow(struct blitz_worker *w);
 bool blitz_loop_slow(struct blitz_worker *w);
 void blitz_promote(struct blitz_worker *w);
 void blitz_promote_switched_out(struct blitz_worker *w);
+unsigned int blitz_segment_open(struct blitz_worker *w);
+void blitz_segment_close(struct blitz_worker *w, unsigned int published);
 
 /* Whether the owner should leave a fork's fast path. */
 static inline bool blitz_fork_asked(struct blitz_worker *w)
@@ -419,7 +425,32 @@ static inline bool blitz_fork_asked(struct blitz_worker *w)
 /* join.c */
 void blitz_join_stolen(struct blitz_job *job);
 
+/**
+ * struct blitz_loop - a parallel loop, with or without an accumulator
+ * @body: runs [lo, hi), folding it into acc if the loop has one
+ * @init: sets up an accumulator, or NULL for a loop without
+ * @combine: folds the accumulator of the range to the right into acc
+ * @chunk: the longest range @body is given; 0 to choose
+ */
+struct blitz_loop {
+	void (*body)(struct blitz_loop *loop, unsigned long lo,
+		     unsigned long hi, void *acc);
+	void (*init)(struct blitz_loop *loop, void *acc);
+	void (*combine)(struct blitz_loop *loop, void *acc, const void *right);
+	unsigned long chunk;
+};
+
+void blitz_loop_run(struct blitz_worker *w, struct blitz_loop *loop,
+		    unsigned long lo, unsigned long hi, void *acc);
+int blitz_loop(struct blitz_loop *loop, unsigned long start,
+	       unsigned long end, void *acc);
+
+/* group.c */
+void blitz_group_done(struct blitz_group *group);
+
 /* pool.c */
+int __blitz_submit(struct blitz_pool *pool, struct blitz_job *job,
+		   struct blitz_group *group);
 int blitz_hotplug_init(void);
 void blitz_hotplug_exit(void);
 

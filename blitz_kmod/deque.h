@@ -170,15 +170,8 @@ static inline void blitz_deque_push_list(struct blitz_deque *dq,
 	smp_store_release(&dq->bottom, b + n);
 }
 
-/**
- * blitz_deque_pop - take the most recently pushed job
- * @dq: the deque
- *
- * Context: the owner only, in task context.
- * Return: the job, or NULL when the deque is empty or a thief took the
- * last job first.
- */
-static inline struct blitz_job *blitz_deque_pop(struct blitz_deque *dq)
+/* The most recently pushed slot, or 0; see blitz_deque_pop(). */
+static inline unsigned long __blitz_deque_pop(struct blitz_deque *dq)
 {
 	long b = dq->bottom - 1;
 	unsigned long slot;
@@ -189,7 +182,7 @@ static inline struct blitz_job *blitz_deque_pop(struct blitz_deque *dq)
 	 * the deque empty: skip the fence on the idle path.
 	 */
 	if (READ_ONCE(dq->top) > b)
-		return NULL;
+		return 0;
 
 	/*
 	 * Release, like every store to bottom: a thief that reads this value
@@ -210,7 +203,7 @@ static inline struct blitz_job *blitz_deque_pop(struct blitz_deque *dq)
 	if (t > b) {
 		/* Restored with release, as above. */
 		smp_store_release(&dq->bottom, b + 1);
-		return NULL;
+		return 0;
 	}
 	slot = READ_ONCE(dq->slots[b & BLITZ_DEQUE_MASK]);
 	if (t == b) {
@@ -223,6 +216,36 @@ static inline struct blitz_job *blitz_deque_pop(struct blitz_deque *dq)
 		/* Restored with release, as above. */
 		smp_store_release(&dq->bottom, b + 1);
 	}
+	return slot;
+}
+
+/**
+ * blitz_deque_pop - take the most recently pushed job
+ * @dq: the deque
+ *
+ * Context: the owner only, in task context.
+ * Return: the job, or NULL when the deque is empty or a thief took the
+ * last job first.
+ */
+static inline struct blitz_job *blitz_deque_pop(struct blitz_deque *dq)
+{
+	return blitz_deque_job(__blitz_deque_pop(dq));
+}
+
+/**
+ * blitz_deque_pop_slot - take the most recently pushed job, and its kind
+ * @dq: the deque
+ * @frame: set to whether it was pushed with blitz_deque_push_frame()
+ *
+ * Context: the owner only, in task context.
+ * Return: as blitz_deque_pop().
+ */
+static inline struct blitz_job *blitz_deque_pop_slot(struct blitz_deque *dq,
+						     bool *frame)
+{
+	unsigned long slot = __blitz_deque_pop(dq);
+
+	*frame = slot & BLITZ_DEQUE_FRAME;
 	return blitz_deque_job(slot);
 }
 

@@ -108,4 +108,37 @@ static inline struct llist_node *blitz_inject_take(struct blitz_inject *q,
 	return first;
 }
 
+/*
+ * Take the jobs of @q that @match, oldest first, NULL-terminated; the
+ * others stay, in order. O(jobs queued), under the takers' lock: for a
+ * rare path (a waiter looking for its group's jobs). Task context.
+ */
+static inline struct llist_node *
+blitz_inject_take_if(struct blitz_inject *q,
+		     bool (*match)(struct llist_node *node, void *arg),
+		     void *arg)
+{
+	struct llist_node *head, **pp, *taken = NULL, **tail = &taken;
+
+	raw_spin_lock(&q->lock);
+	/* The list after the backlog: it is newer. */
+	head = q->backlog;
+	for (pp = &head; *pp; pp = &(*pp)->next)
+		;
+	*pp = llist_reverse_order(llist_del_all(&q->list));
+	for (pp = &head; *pp; ) {
+		if (match(*pp, arg)) {
+			*tail = *pp;
+			tail = &(*pp)->next;
+			*pp = *tail;
+		} else {
+			pp = &(*pp)->next;
+		}
+	}
+	*tail = NULL;
+	WRITE_ONCE(q->backlog, head);
+	raw_spin_unlock(&q->lock);
+	return taken;
+}
+
 #endif /* _BLITZ_INJECT_H */

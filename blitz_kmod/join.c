@@ -363,92 +363,143 @@ EXPORT_SYMBOL_GPL(blitz_join);
  * as a promoted frame (Tzannes, Caragea, Barua and Vishkin, PPoPP 2010,
  * with "asked" for "the local deque is empty"). A chunk boundary is a
  * fork point: no frame newer than the loop's is open there.
+ *
+ * A loop with an accumulator (blitz_parallel_reduce()) folds its chunks
+ * into it in order; a half given away gets a fresh one, folded into the
+ * lower half's once both are done: left to right, whatever ran where.
  */
-struct blitz_for {
-	void (*fn)(unsigned long lo, unsigned long hi, void *arg);
-	void *arg;
-	unsigned long chunk;
-};
-
-struct blitz_for_half {
+struct blitz_loop_half {
 	struct blitz_join_frame f;
-	struct blitz_for *loop;
+	struct blitz_loop *loop;
 	unsigned long lo, hi;
+	u64 acc[BLITZ_REDUCE_MAX / sizeof(u64)];
 };
 
-static void blitz_for_run(struct blitz_worker *w, struct blitz_for *loop,
-			  unsigned long lo, unsigned long hi);
-
-static void blitz_for_half_run(void *arg)
+static void blitz_loop_half_run(void *arg)
 {
-	struct blitz_for_half *h = arg;
+	struct blitz_loop_half *h = arg;
 
-	blitz_for_run(blitz_current_worker(), h->loop, h->lo, h->hi);
+	blitz_loop_run(blitz_current_worker(), h->loop, h->lo, h->hi, h->acc);
 }
 
 /*
  * Asked for work with nothing older latent: promote the upper half of
- * [@lo, @hi) (at least two indices) and run the lower.
+ * [@lo, @hi) (at least two indices) and run the lower into @acc.
  */
-static noinline void blitz_for_split(struct blitz_worker *w,
-				     struct blitz_for *loop,
-				     unsigned long lo, unsigned long hi)
+static noinline void blitz_loop_split(struct blitz_worker *w,
+				      struct blitz_loop *loop,
+				      unsigned long lo, unsigned long hi,
+				      void *acc)
 {
-	struct blitz_for_half h = {
-		.f = { .fn = blitz_for_half_run, .arg = &h },
+	struct blitz_loop_half h = {
+		.f = { .fn = blitz_loop_half_run, .arg = &h },
 		.loop = loop,
 		.lo = lo + (hi - lo) / 2,
 		.hi = hi,
 	};
 	unsigned int i = w->depth;
 
+	if (loop->init)
+		loop->init(loop, h.acc);
 	blitz_fork(w, &h.f, i);
 	/* Frames below i are promoted: h.f is latent[published]. */
 	blitz_promote(w);
-	blitz_for_run(w, loop, lo, h.lo);
-	if (blitz_unfork(w, i)) {
+	blitz_loop_run(w, loop, lo, h.lo, acc);
+	if (blitz_unfork(w, i))
 		/* The deque was full: it stayed latent. */
-		blitz_for_run(w, loop, h.lo, hi);
-		return;
-	}
-	blitz_join_promoted(w, &h.f, i);
+		blitz_loop_run(w, loop, h.lo, hi, h.acc);
+	else
+		blitz_join_promoted(w, &h.f, i);
+	if (loop->init)
+		loop->combine(loop, acc, h.acc);
 }
 
-static void blitz_for_run(struct blitz_worker *w, struct blitz_for *loop,
-			  unsigned long lo, unsigned long hi)
+/**
+ * blitz_loop_run - run a loop's range, splitting it when asked
+ * @w: the current worker
+ * @loop: the loop
+ * @lo: first index
+ * @hi: one past the last, above @lo
+ * @acc: the accumulator the range folds into, if @loop has one
+ *
+ * Context: a worker, in task context, with no latent frame newer than the
+ * loop's.
+ */
+void blitz_loop_run(struct blitz_worker *w, struct blitz_loop *loop,
+		    unsigned long lo, unsigned long hi, void *acc)
 {
 	unsigned long chunk = loop->chunk;
 
 	while (hi - lo > chunk) {
 		if (unlikely(blitz_fork_asked(w)) && blitz_loop_slow(w) &&
 		    w->depth < BLITZ_LATENT_MAX) {
-			blitz_for_split(w, loop, lo, hi);
+			blitz_loop_split(w, loop, lo, hi, acc);
 			return;
 		}
-		loop->fn(lo, lo + chunk, loop->arg);
+		loop->body(loop, lo, lo + chunk, acc);
 		lo += chunk;
 	}
-	loop->fn(lo, hi, loop->arg);
+	loop->body(loop, lo, hi, acc);
 }
 
-struct blitz_for_call {
-	struct blitz_for *loop;
+struct blitz_loop_call {
+	struct blitz_loop *loop;
 	unsigned long start, end;
+	void *acc;
 };
 
 /*
  * grain 0: about 32 chunks per worker. A chunk boundary costs a load, and
  * the last chunk, which nobody can split, bounds the imbalance at the end.
  */
-static void blitz_for_in_pool(void *arg)
+static void blitz_loop_in_pool(void *arg)
 {
-	struct blitz_for_call *c = arg;
+	struct blitz_loop_call *c = arg;
 	struct blitz_worker *w = blitz_current_worker();
 
 	if (!c->loop->chunk)
 		c->loop->chunk = max((c->end - c->start) /
 				     (32UL * w->pool->nr_workers), 1UL);
-	blitz_for_run(w, c->loop, c->start, c->end);
+	blitz_loop_run(w, c->loop, c->start, c->end, c->acc);
+}
+
+/**
+ * blitz_loop - run a loop over [@start, @end), in parallel
+ * @loop: the loop; a chunk of 0 is chosen on the worker that starts it
+ * @start: first index
+ * @end: one past the last, above @start
+ * @acc: the accumulator of the whole range, if @loop has one
+ *
+ * Inside a worker, in that worker's pool; outside, in the default pool,
+ * while the caller sleeps.
+ *
+ * Context: process context or a blitz job; may sleep.
+ * Return: 0, or -ESHUTDOWN when called from outside while the default
+ * pool is being destroyed (nothing ran).
+ */
+int blitz_loop(struct blitz_loop *loop, unsigned long start,
+	       unsigned long end, void *acc)
+{
+	struct blitz_loop_call c = { loop, start, end, acc };
+
+	if (!blitz_current_worker())
+		return blitz_call(NULL, blitz_loop_in_pool, &c);
+	blitz_loop_in_pool(&c);
+	return 0;
+}
+
+struct blitz_for {
+	struct blitz_loop loop;
+	void (*fn)(unsigned long lo, unsigned long hi, void *arg);
+	void *arg;
+};
+
+static void blitz_for_body(struct blitz_loop *loop, unsigned long lo,
+			   unsigned long hi, void *acc)
+{
+	struct blitz_for *f = container_of(loop, struct blitz_for, loop);
+
+	f->fn(lo, hi, f->arg);
 }
 
 /**
@@ -478,18 +529,18 @@ int blitz_parallel_for(unsigned long start, unsigned long end,
 		       void (*fn)(unsigned long lo, unsigned long hi, void *arg),
 		       void *arg)
 {
-	struct blitz_for loop = { fn, arg, grain };
-	struct blitz_for_call c = { &loop, start, end };
+	struct blitz_for f = {
+		.loop = { .body = blitz_for_body, .chunk = grain },
+		.fn = fn,
+		.arg = arg,
+	};
 
 	might_sleep();
 	if (start > end || !fn)
 		return -EINVAL;
 	if (start == end)
 		return 0;
-	if (!blitz_current_worker())
-		return blitz_call(NULL, blitz_for_in_pool, &c);
-	blitz_for_in_pool(&c);
-	return 0;
+	return blitz_loop(&f.loop, start, end, NULL);
 }
 EXPORT_SYMBOL_GPL(blitz_parallel_for);
 

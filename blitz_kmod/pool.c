@@ -252,26 +252,12 @@ void blitz_pool_destroy(struct blitz_pool *pool)
 }
 EXPORT_SYMBOL_GPL(blitz_pool_destroy);
 
-/**
- * blitz_submit - queue a job on a pool
- * @pool: the pool, or NULL for the default pool
- * @job: the job, initialised with BLITZ_JOB_INIT() or blitz_job_init()
- *
- * From a worker of @pool, in task context, the job goes on that worker's
- * own deque (or, when that is full, on an injection list); from anywhere
- * else it is injected and a sleeping worker is woken if no awake one is
- * idle. The job runs once; from the moment its function starts it may be
- * submitted again or freed.
- *
- * Context: any: process, softirq or hardirq, with spinlocks held (but not
- * from NMI, nor holding a runqueue or pi_lock: it may wake a worker).
- * Never sleeps, never allocates.
- * Return: 0 when queued; -EINVAL for a NULL @job or function; -EBUSY when
- * @job is queued and has not started yet; -ESHUTDOWN when @pool is being
- * destroyed (from inside one of its jobs, submissions are still accepted
- * while the pool drains).
+/*
+ * blitz_submit(), and blitz_group_submit() with @group: once the job is
+ * ours (PENDING), it is counted in @group before it is queued.
  */
-int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
+int __blitz_submit(struct blitz_pool *pool, struct blitz_job *job,
+		   struct blitz_group *group)
 {
 	struct blitz_worker *w;
 	bool pushed;
@@ -308,6 +294,9 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 		ret = -EBUSY;
 		goto unlock;
 	}
+	job->group = group;
+	if (group)
+		atomic_long_inc(&group->pending);
 
 	if (!w) {
 		blitz_inject(pool, job);
@@ -326,6 +315,30 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 unlock:
 	rcu_read_unlock();
 	return ret;
+}
+
+/**
+ * blitz_submit - queue a job on a pool
+ * @pool: the pool, or NULL for the default pool
+ * @job: the job, initialised with BLITZ_JOB_INIT() or blitz_job_init()
+ *
+ * From a worker of @pool, in task context, the job goes on that worker's
+ * own deque (or, when that is full, on an injection list); from anywhere
+ * else it is injected and a sleeping worker is woken if no awake one is
+ * idle. The job runs once; from the moment its function starts it may be
+ * submitted again or freed.
+ *
+ * Context: any: process, softirq or hardirq, with spinlocks held (but not
+ * from NMI, nor holding a runqueue or pi_lock: it may wake a worker).
+ * Never sleeps, never allocates.
+ * Return: 0 when queued; -EINVAL for a NULL @job or function; -EBUSY when
+ * @job is queued and has not started yet; -ESHUTDOWN when @pool is being
+ * destroyed (from inside one of its jobs, submissions are still accepted
+ * while the pool drains).
+ */
+int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
+{
+	return __blitz_submit(pool, job, NULL);
 }
 EXPORT_SYMBOL_GPL(blitz_submit);
 

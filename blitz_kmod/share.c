@@ -199,6 +199,33 @@ void blitz_share_busy(struct blitz_worker *w, u64 c)
 }
 
 /*
+ * A job run on top of the worker's stack (by the main loop, a waiting
+ * joiner or a waiting caller) starts a segment of its own: promotions
+ * while it runs reach only its frames, not the latent frames of the
+ * joins it runs on top of (share.c, P1). Returns what to restore.
+ */
+unsigned int blitz_segment_open(struct blitz_worker *w)
+{
+	unsigned int published = READ_ONCE(w->published);
+
+	/* The usual case: nothing latent, nothing to hide. */
+	if (likely(published == w->depth))
+		return published;
+	/* Not between our read and our write: the notifier promotes too. */
+	preempt_disable();
+	published = w->published;
+	WRITE_ONCE(w->published, w->depth);
+	preempt_enable();
+	return published;
+}
+
+/* Close the segment blitz_segment_open() opened, which returned @published. */
+void blitz_segment_close(struct blitz_worker *w, unsigned int published)
+{
+	WRITE_ONCE(w->published, published);
+}
+
+/*
  * Push latent[published] on the deque. Its owner's, with preemption off,
  * or its sched_out notifier's. The push's release store of bottom
  * publishes what the fork and this wrote to the frame: a thief reads the

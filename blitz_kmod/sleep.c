@@ -84,6 +84,24 @@
 #define BLITZ_ROUNDS_UNTIL_SLEEPY	32
 #define BLITZ_ROUNDS_UNTIL_SLEEPING	(BLITZ_ROUNDS_UNTIL_SLEEPY + 1)
 
+/*
+ * Whether any job is queued anywhere in @pool: a sleeper's last look
+ * (step 5), also the wake cascade's.
+ */
+bool blitz_has_work(struct blitz_pool *pool)
+{
+	struct blitz_worker *w;
+	unsigned int i;
+
+	for (i = 0; i < pool->nr_workers; i++) {
+		w = pool->workers[i];
+		if (!blitz_inject_empty(&w->inject) ||
+		    !blitz_deque_empty(&w->deque))
+			return true;
+	}
+	return false;
+}
+
 /* A worker starts looking for work: it becomes inactive. */
 void blitz_idle_start(struct blitz_pool *pool, struct blitz_idle *idle)
 {

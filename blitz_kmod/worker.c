@@ -64,21 +64,6 @@ static struct blitz_job *blitz_steal(struct blitz_worker *w)
 	return NULL;
 }
 
-/* Whether any job is queued anywhere in @pool: a sleeper's last look. */
-bool blitz_has_work(struct blitz_pool *pool)
-{
-	struct blitz_worker *w;
-	unsigned int i;
-
-	for (i = 0; i < pool->nr_workers; i++) {
-		w = pool->workers[i];
-		if (!blitz_inject_empty(&w->inject) ||
-		    !blitz_deque_empty(&w->deque))
-			return true;
-	}
-	return false;
-}
-
 /*
  * Take a batch of the oldest injected jobs, from our own queue first (it
  * is fed from our CPU): run the oldest, push the others on our deque,
@@ -158,51 +143,51 @@ static void blitz_check_leaks(const struct blitz_context *ctx,
 	}
 }
 
-/*
- * A job run on top of the worker's stack (by the main loop, a waiting
- * joiner or a waiting caller) starts a segment of its own: promotions
- * while it runs reach only its frames, not the latent frames of the
- * joins it runs on top of (share.c, P1). Returns what to restore.
- */
-static unsigned int blitz_segment_open(struct blitz_worker *w)
+/* Run @job's function, counted in @group if it has one. */
+static void blitz_run(struct blitz_worker *w, struct blitz_job *job,
+		      void (*func)(struct blitz_job *job),
+		      struct blitz_group *group)
 {
-	unsigned int published = READ_ONCE(w->published);
+	unsigned int depth = w->depth, published;
+	struct blitz_context ctx;
 
-	/* The usual case: nothing latent, nothing to hide. */
-	if (likely(published == w->depth))
-		return published;
-	/* Not between our read and our write: the notifier promotes too. */
-	preempt_disable();
-	published = w->published;
-	WRITE_ONCE(w->published, w->depth);
-	preempt_enable();
-	return published;
+	blitz_context_save(&ctx);
+	/* A segment of its own: its promotions reach only its frames. */
+	published = blitz_segment_open(w);
+	if (group)
+		lock_map_acquire_read(&group->lockdep_map);
+	func(job);
+	if (group)
+		lock_map_release(&group->lockdep_map);
+	/* Its frames are joined, as a function's calls return. */
+	WARN_ON_ONCE(w->depth != depth);
+	blitz_segment_close(w, published);
+	blitz_stat_inc(w, BLITZ_STAT_EXECUTED);
+	blitz_check_leaks(&ctx, func);
 }
 
 void blitz_execute(struct blitz_worker *w, struct blitz_job *job)
 {
 	void (*func)(struct blitz_job *job) = READ_ONCE(job->func);
-	unsigned int depth = w->depth, published;
-	struct blitz_context ctx;
+	struct blitz_group *group = READ_ONCE(job->group);
 	bool submitted = false;
 
 	/*
 	 * From the clear on, the job is its owner's again: it may be
-	 * resubmitted and freed, so func was read before. Fully ordered;
-	 * pairs with test_and_set_bit() in blitz_submit(): a submitter that
-	 * got -EBUSY wrote its data before that, and func sees it.
-	 * (litmus/submit-execute-pending.litmus)
+	 * resubmitted and freed, so func and group were read before. Fully
+	 * ordered; pairs with test_and_set_bit() in blitz_submit(): a
+	 * submitter that got -EBUSY wrote its data before that, and func
+	 * sees it. (litmus/submit-execute-pending.litmus)
 	 */
 	if (test_bit(BLITZ_JOB_PENDING, &job->state))
 		submitted = test_and_clear_bit(BLITZ_JOB_PENDING, &job->state);
-	blitz_context_save(&ctx);
-	published = blitz_segment_open(w);
-	func(job);
-	/* Its frames are joined, as a function's calls return. */
-	WARN_ON_ONCE(w->depth != depth);
-	WRITE_ONCE(w->published, published);
-	blitz_stat_inc(w, BLITZ_STAT_EXECUTED);
-	blitz_check_leaks(&ctx, func);
+	/* A group cancelled before we got here: the job is skipped. */
+	if (unlikely(group) && test_bit(BLITZ_GROUP_CANCELLED, &group->flags))
+		blitz_stat_inc(w, BLITZ_STAT_CANCELLED);
+	else
+		blitz_run(w, job, func, group);
+	if (group)
+		blitz_group_done(group);
 	if (submitted)
 		w->refs++;
 	cond_resched();

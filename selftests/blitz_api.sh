@@ -46,11 +46,12 @@ ok $? "insmod blitz.ko"
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 
 run_selftest
-ok $? "client module: errors, busy/shutdown, load, jobs from jobs, irq, destroy under load, fib, stolen join, parallel_for"
+ok $? "client module: errors, busy/shutdown, load, jobs from jobs, irq, destroy under load, fib, stolen join, parallel_for, group, reduce, sort"
 
 # debugfs: header, one row per worker, total row; state line.
 workers=$(state_field workers)
-head -n 1 $DBG/stats | grep -q '^worker cpu executed stolen injected sleeps wakeups'
+head -n 1 $DBG/stats |
+	grep -q '^worker cpu executed stolen injected sleeps wakeups overflows promoted share_requests cancelled$'
 h=$?
 rows=$(grep -c '^[0-9]' $DBG/stats)
 total=$(awk '$1 == "total" { print $3 }' $DBG/stats)

@@ -9,13 +9,18 @@
 #ifndef _LINUX_BLITZ_H
 #define _LINUX_BLITZ_H
 
+#include <linux/atomic.h>
 #include <linux/llist.h>
+#include <linux/lockdep_types.h>
 #include <linux/types.h>
+
+struct blitz_group;
 
 /**
  * struct blitz_job - a unit of work, embedded in the caller's object
  * @node: private: linkage on a pool's injection list
  * @state: private: BLITZ_JOB_PENDING while queued and not yet started
+ * @group: private: the group the job was submitted to, or NULL
  * @func: the function to run; it receives the job, and container_of()
  *	  leads back to the caller's object
  *
@@ -25,6 +30,7 @@
 struct blitz_job {
 	struct llist_node node;
 	unsigned long state;
+	struct blitz_group *group;
 	void (*func)(struct blitz_job *job);
 };
 
@@ -52,6 +58,76 @@ static inline void blitz_job_init(struct blitz_job *job,
 
 struct blitz_pool;
 
+/**
+ * struct blitz_group - jobs to wait for, or to call off, together
+ * @pool: private: where the group's jobs run
+ * @pending: private: jobs submitted and not yet run or skipped
+ * @flags: private: BLITZ_GROUP_CANCELLED once blitz_group_cancel() ran
+ * @name: private: what lockdep calls the group
+ * @lockdep_map: private: lets lockdep see a wait that cannot end
+ *
+ * Owned by the caller, usually on its stack. Initialise with
+ * BLITZ_GROUP_INIT() or blitz_group_init(); nothing needs tearing down.
+ */
+struct blitz_group {
+	struct blitz_pool *pool;
+	atomic_long_t pending;
+	unsigned long flags;
+	const char *name;
+	struct lockdep_map lockdep_map;
+};
+
+/* Bit in &blitz_group.flags; private to blitz. */
+#define BLITZ_GROUP_CANCELLED	0
+
+/**
+ * BLITZ_GROUP_INIT - static initialiser for a &struct blitz_group
+ * @_name: the group variable's name
+ * @_pool: the pool its jobs run in, or NULL for the default pool
+ *
+ * For a group in static storage; one on the stack takes blitz_group_init().
+ */
+#ifdef CONFIG_LOCKDEP
+#define BLITZ_GROUP_INIT(_name, _pool) {			\
+	.pool = (_pool),					\
+	.pending = ATOMIC_LONG_INIT(0),				\
+	.name = #_name,						\
+	.lockdep_map = { .name = #_name },			\
+}
+#else
+#define BLITZ_GROUP_INIT(_name, _pool) {			\
+	.pool = (_pool),					\
+	.pending = ATOMIC_LONG_INIT(0),				\
+	.name = #_name,						\
+}
+#endif
+
+void __blitz_group_init(struct blitz_group *group, struct blitz_pool *pool,
+			const char *name, struct lock_class_key *key);
+
+/**
+ * blitz_group_init - initialise a &struct blitz_group at run time
+ * @group: the group
+ * @pool: the pool its jobs run in, or NULL for the default pool
+ *
+ * Each call site is a lock class of its own to lockdep, as INIT_WORK()'s
+ * are. Context: any. Not on a group whose jobs are pending.
+ */
+#ifdef CONFIG_LOCKDEP
+#define blitz_group_init(group, pool)					\
+do {									\
+	static struct lock_class_key __key;				\
+									\
+	__blitz_group_init((group), (pool), #group, &__key);		\
+} while (0)
+#else
+#define blitz_group_init(group, pool)					\
+	__blitz_group_init((group), (pool), #group, NULL)
+#endif
+
+/* The largest accumulator blitz_parallel_reduce() takes, in bytes. */
+#define BLITZ_REDUCE_MAX	128
+
 int blitz_submit(struct blitz_pool *pool, struct blitz_job *job);
 struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers);
 void blitz_pool_destroy(struct blitz_pool *pool);
@@ -62,5 +138,17 @@ int blitz_parallel_for(unsigned long start, unsigned long end,
 		       unsigned long grain,
 		       void (*fn)(unsigned long lo, unsigned long hi, void *arg),
 		       void *arg);
+int blitz_group_submit(struct blitz_group *group, struct blitz_job *job);
+int blitz_group_wait(struct blitz_group *group);
+void blitz_group_cancel(struct blitz_group *group);
+int blitz_parallel_reduce(unsigned long start, unsigned long end,
+			  unsigned long grain, void *result, size_t size,
+			  void (*init)(void *acc, void *arg),
+			  void (*fn)(unsigned long lo, unsigned long hi,
+				     void *acc, void *arg),
+			  void (*combine)(void *acc, const void *right, void *arg),
+			  void *arg);
+void blitz_sort(void *base, size_t num, size_t size,
+		cmp_func_t cmp, swap_func_t swap);
 
 #endif /* _LINUX_BLITZ_H */

@@ -633,6 +633,165 @@ static int test_parallel_for(void)
 	       -EINVAL : 0;
 }
 
+/* === Groups, reduce, sort === */
+
+#define GROUP_JOBS	20000
+
+struct group_job {
+	struct blitz_job job;
+	struct group_test *g;
+	bool child;
+};
+
+struct group_test {
+	struct blitz_group group;
+	struct group_job *jobs;
+	atomic_t next, ran;
+};
+
+static void group_job_func(struct blitz_job *job)
+{
+	struct group_job *j = container_of(job, struct group_job, job);
+	struct group_test *g = j->g;
+	int i;
+
+	atomic_inc(&g->ran);
+	if (j->child)
+		return;
+	/* Each parent submits a child into the group. */
+	i = atomic_inc_return(&g->next) - 1;
+	g->jobs[i] = (struct group_job){ .g = g, .child = true };
+	blitz_job_init(&g->jobs[i].job, group_job_func);
+	WARN_ON(blitz_group_submit(&g->group, &g->jobs[i].job));
+}
+
+/*
+ * Half the jobs from here, each submitting a child from inside the
+ * group; wait; every one ran once. Then a cancelled round: every
+ * accepted job ran or was skipped, and the wait says -ECANCELED.
+ */
+static int test_group(void)
+{
+	struct group_test *g = kzalloc(sizeof(*g), GFP_KERNEL);
+	int i, ret = 0, accepted = 0;
+
+	if (!g)
+		return -ENOMEM;
+	g->jobs = vcalloc(GROUP_JOBS, sizeof(*g->jobs));
+	if (!g->jobs) {
+		kfree(g);
+		return -ENOMEM;
+	}
+	blitz_group_init(&g->group, NULL);
+	atomic_set(&g->next, GROUP_JOBS / 2);
+	for (i = 0; i < GROUP_JOBS / 2; i++) {
+		g->jobs[i] = (struct group_job){ .g = g };
+		blitz_job_init(&g->jobs[i].job, group_job_func);
+		if (blitz_group_submit(&g->group, &g->jobs[i].job))
+			ret = -EINVAL;
+	}
+	if (blitz_group_wait(&g->group) || atomic_read(&g->ran) != GROUP_JOBS)
+		ret = -EINVAL;
+
+	/* Cancelled: children count as accepted when their parent runs. */
+	atomic_set(&g->ran, 0);
+	atomic_set(&g->next, GROUP_JOBS / 2);
+	for (i = 0; i < GROUP_JOBS / 2; i++) {
+		g->jobs[i] = (struct group_job){ .g = g, .child = true };
+		blitz_job_init(&g->jobs[i].job, group_job_func);
+		if (i == GROUP_JOBS / 4)
+			blitz_group_cancel(&g->group);
+		if (!blitz_group_submit(&g->group, &g->jobs[i].job))
+			accepted++;
+	}
+	if (accepted != GROUP_JOBS / 4 ||
+	    blitz_group_wait(&g->group) != -ECANCELED ||
+	    atomic_read(&g->ran) > accepted)
+		ret = -EINVAL;
+	vfree(g->jobs);
+	kfree(g);
+	return ret;
+}
+
+struct concat {
+	u64 h, pow;
+};
+
+static void concat_init(void *acc, void *arg)
+{
+	*(struct concat *)acc = (struct concat){ 0, 1 };
+}
+
+static void concat_fn(unsigned long lo, unsigned long hi, void *acc, void *arg)
+{
+	struct concat *c = acc;
+
+	for (; lo < hi; lo++) {
+		c->h = (c->h * 131 + lo + 1) % 1000000007;
+		c->pow = c->pow * 131 % 1000000007;
+	}
+}
+
+static void concat_combine(void *acc, const void *right, void *arg)
+{
+	struct concat *c = acc;
+	const struct concat *r = right;
+
+	c->h = (c->h * r->pow + r->h) % 1000000007;
+	c->pow = c->pow * r->pow % 1000000007;
+}
+
+/* An order-sensitive fold: the sequential result at several grains. */
+static int test_reduce(void)
+{
+	static const unsigned long grains[] = { 0, 1, 10, 1000 };
+	struct concat want, got;
+	int i;
+
+	concat_init(&want, NULL);
+	concat_fn(0, 200000, &want, NULL);
+	for (i = 0; i < ARRAY_SIZE(grains); i++) {
+		if (blitz_parallel_reduce(0, 200000, grains[i], &got,
+					  sizeof(got), concat_init, concat_fn,
+					  concat_combine, NULL) ||
+		    got.h != want.h)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A million random u32: sorted, the same multiset. */
+static int test_sort(void)
+{
+	const size_t n = 1000000;
+	u32 *a = vmalloc(n * sizeof(*a));
+	u64 sum = 0, sorted_sum = 0;
+	int ret = 0;
+	size_t i;
+
+	if (!a)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		a[i] = get_random_u32();
+		sum += a[i];
+	}
+	blitz_sort(a, n, sizeof(*a), cmp_u32, NULL);
+	for (i = 0; i < n; i++) {
+		sorted_sum += a[i];
+		if (i && a[i - 1] > a[i])
+			ret = -EINVAL;
+	}
+	vfree(a);
+	return ret ?: sum == sorted_sum ? 0 : -EINVAL;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -646,6 +805,9 @@ static const struct {
 	{ "fib", test_fib },
 	{ "join_stolen", test_join_stolen },
 	{ "parallel_for", test_parallel_for },
+	{ "group", test_group },
+	{ "reduce", test_reduce },
+	{ "sort", test_sort },
 };
 
 static bool selected(const char *name)

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for job groups: blitz_group_submit(), blitz_group_wait() and
+ * blitz_group_cancel(), from every context, nested, from a job in a pool
+ * of one worker, and with cancel racing submit and wait. Every job is
+ * counted: each accepted one runs or is skipped exactly once.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/hrtimer.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/timer.h>
+
+#include "../blitz_kmod/blitz.h"
+#include "test_threads.h"
+
+#define GROUP_JOBS	1000
+
+struct gjob {
+	struct blitz_job job;
+	struct gtest *t;
+	int depth;	/* children it submits into the group: 2 each */
+};
+
+struct gtest {
+	struct blitz_group own, *group;
+	struct gjob *jobs;
+	atomic_t next;		/* jobs handed out */
+	atomic_t *ran;		/* per job: times its function ran */
+	atomic_t accepted;
+	unsigned int nr;
+};
+
+static u64 group_cancelled(struct blitz_pool *pool)
+{
+	u64 sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < pool->nr_workers; i++)
+		sum += READ_ONCE(pool->workers[i]->stats[BLITZ_STAT_CANCELLED]);
+	return sum;
+}
+
+static void gjob_func(struct blitz_job *job);
+
+/* Hand out the next job with @depth; submit it. */
+static int gtest_submit(struct gtest *t, int depth)
+{
+	int i = atomic_inc_return(&t->next) - 1, ret;
+	struct gjob *j;
+
+	if (i >= t->nr)
+		return -ENOSPC;
+	j = &t->jobs[i];
+	blitz_job_init(&j->job, gjob_func);
+	j->t = t;
+	j->depth = depth;
+	ret = blitz_group_submit(t->group, &j->job);
+	if (!ret)
+		atomic_inc(&t->accepted);
+	return ret;
+}
+
+static void gjob_func(struct blitz_job *job)
+{
+	struct gjob *j = container_of(job, struct gjob, job);
+	struct gtest *t = j->t;
+
+	atomic_inc(&t->ran[j - t->jobs]);
+	if (j->depth) {
+		gtest_submit(t, j->depth - 1);
+		gtest_submit(t, j->depth - 1);
+	}
+}
+
+static struct gtest *gtest_new(struct kunit *test, struct blitz_pool *pool,
+			       unsigned int nr)
+{
+	struct gtest *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->jobs = kunit_kcalloc(test, nr, sizeof(*t->jobs), GFP_KERNEL);
+	t->ran = kunit_kcalloc(test, nr, sizeof(*t->ran), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->jobs);
+	KUNIT_ASSERT_NOT_NULL(test, t->ran);
+	blitz_group_init(&t->own, pool);
+	t->group = &t->own;
+	t->nr = nr;
+	return t;
+}
+
+/* Every job handed out and accepted ran once; none ran twice. */
+static void gtest_check_ran_once(struct kunit *test, struct gtest *t)
+{
+	unsigned int i, ran = 0;
+
+	for (i = 0; i < atomic_read(&t->next) && i < t->nr; i++) {
+		KUNIT_EXPECT_LE(test, atomic_read(&t->ran[i]), 1);
+		ran += atomic_read(&t->ran[i]);
+	}
+	KUNIT_EXPECT_EQ(test, ran, (unsigned int)atomic_read(&t->accepted));
+}
+
+/* === From every context === */
+
+struct gsources {
+	struct gtest *t;
+	struct hrtimer hr;
+	struct timer_list timer;
+	atomic_t irq_left, soft_left;
+	struct completion done;
+};
+
+static enum hrtimer_restart gsources_hrtimer(struct hrtimer *hr)
+{
+	struct gsources *g = container_of(hr, struct gsources, hr);
+
+	gtest_submit(g->t, 0);
+	if (atomic_dec_return(&g->irq_left) <= 0) {
+		complete(&g->done);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_forward_now(hr, ns_to_ktime(50 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void gsources_timer(struct timer_list *timer)
+{
+	struct gsources *g = from_timer(g, timer, timer);
+	unsigned long flags;
+	int i;
+
+	/* softirq, then with interrupts off under nothing held */
+	gtest_submit(g->t, 0);
+	local_irq_save(flags);
+	for (i = 0; i < 4; i++)
+		gtest_submit(g->t, 0);
+	local_irq_restore(flags);
+	if (atomic_dec_return(&g->soft_left) > 0)
+		mod_timer(timer, jiffies + 1);
+	else
+		complete(&g->done);
+}
+
+/*
+ * Jobs from the test's task, from an hrtimer in hard interrupt context,
+ * from a timer in softirq context and with interrupts off, and from jobs
+ * of the group itself, two levels deep: wait returns once all ran.
+ */
+static void group_test_contexts(struct kunit *test)
+{
+	struct gsources *g = kunit_kzalloc(test, sizeof(*g), GFP_KERNEL);
+	struct gtest *t = gtest_new(test, NULL, 4 * GROUP_JOBS);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	g->t = t;
+	init_completion(&g->done);
+	atomic_set(&g->irq_left, 200);
+	atomic_set(&g->soft_left, 50);
+	hrtimer_init(&g->hr, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	g->hr.function = gsources_hrtimer;
+	timer_setup(&g->timer, gsources_timer, 0);
+	hrtimer_start(&g->hr, ns_to_ktime(50 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_HARD);
+	mod_timer(&g->timer, jiffies + 1);
+	for (i = 0; i < 300; i++)
+		KUNIT_EXPECT_EQ(test, gtest_submit(t, 2), 0);
+	wait_for_completion(&g->done);
+	wait_for_completion(&g->done);
+	hrtimer_cancel(&g->hr);
+	timer_shutdown_sync(&g->timer);
+	KUNIT_EXPECT_EQ(test, blitz_group_wait(t->group), 0);
+	/* 300 trees of 7, 200 from hardirq, 250 from softirq. */
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->accepted), 300 * 7 + 200 + 250);
+	gtest_check_ran_once(test, t);
+	/* Used again after the wait. */
+	KUNIT_EXPECT_EQ(test, gtest_submit(t, 1), 0);
+	KUNIT_EXPECT_EQ(test, blitz_group_wait(t->group), 0);
+	gtest_check_ran_once(test, t);
+}
+
+/* A static group on the default pool; an empty group's wait. */
+static struct blitz_group group_static = BLITZ_GROUP_INIT(group_static, NULL);
+
+static void group_test_static(struct kunit *test)
+{
+	struct gtest *t = gtest_new(test, NULL, 64);
+
+	KUNIT_EXPECT_EQ(test, blitz_group_wait(&group_static), 0);
+	t->group = &group_static;
+	KUNIT_EXPECT_EQ(test, gtest_submit(t, 4), 0);
+	KUNIT_EXPECT_EQ(test, blitz_group_wait(t->group), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->accepted), 31);
+	gtest_check_ran_once(test, t);
+	KUNIT_EXPECT_EQ(test, blitz_group_submit(NULL, &t->jobs[0].job),
+			-EINVAL);
+}
+
+/* === Waiting from a job === */
+
+struct gwaiter {
+	struct blitz_job job;
+	struct blitz_job stranger;
+	struct gtest *t;
+	bool waiting, stranger_during_wait;
+	int ret;
+	struct completion done, stranger_ran;
+};
+
+static void gstranger_func(struct blitz_job *job)
+{
+	struct gwaiter *w = container_of(job, struct gwaiter, stranger);
+
+	w->stranger_during_wait = READ_ONCE(w->waiting);
+	complete(&w->stranger_ran);
+}
+
+/*
+ * A job submits a job of its own that is no group's, then 300 jobs
+ * into the group, each submitting two more, and waits: in a pool of one
+ * worker it must run them itself, also those that overflowed its deque
+ * (256) to the injection list, and must not run the other job on top of
+ * its stack.
+ */
+static void gwaiter_func(struct blitz_job *job)
+{
+	struct gwaiter *w = container_of(job, struct gwaiter, job);
+	int i;
+
+	WARN_ON(blitz_submit(blitz_current_worker()->pool, &w->stranger));
+	for (i = 0; i < 300; i++)
+		WARN_ON(gtest_submit(w->t, 1));
+	WRITE_ONCE(w->waiting, true);
+	w->ret = blitz_group_wait(w->t->group);
+	WRITE_ONCE(w->waiting, false);
+	complete(&w->done);
+}
+
+static void group_test_wait_in_job(struct kunit *test)
+{
+	struct blitz_pool *pool = blitz_pool_create("kunit-gwait", 1);
+	struct gwaiter *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	w->t = gtest_new(test, pool, 900);
+	blitz_job_init(&w->job, gwaiter_func);
+	blitz_job_init(&w->stranger, gstranger_func);
+	init_completion(&w->done);
+	init_completion(&w->stranger_ran);
+	KUNIT_ASSERT_EQ(test, blitz_submit(pool, &w->job), 0);
+	wait_for_completion(&w->done);
+	wait_for_completion(&w->stranger_ran);
+	KUNIT_EXPECT_EQ(test, w->ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&w->t->accepted), 900);
+	gtest_check_ran_once(test, w->t);
+	KUNIT_EXPECT_FALSE(test, w->stranger_during_wait);
+	blitz_pool_destroy(pool);
+}
+
+/* === Cancel === */
+
+struct gcancel {
+	struct gtest *t;
+	struct blitz_test_threads threads;
+};
+
+static void gjob_extra_func(struct blitz_job *job)
+{
+	WRITE_ONCE(container_of(job, struct gjob, job)->depth, 1);
+}
+
+static int gcancel_submitter(void *arg)
+{
+	struct gcancel *c = arg;
+	int ret;
+
+	blitz_test_start_line(&c->threads);
+	do {
+		ret = gtest_submit(c->t, 0);
+		blitz_test_relax();
+	} while (ret != -ENOSPC && ret != -ECANCELED);
+	return 0;
+}
+
+/*
+ * Submitters race a cancel, and the wait races both: every job accepted
+ * ran or was skipped, exactly once (the skips are the pool's cancelled
+ * count), a submit after the cancel is refused, and the wait says
+ * -ECANCELED. Then the group works again.
+ */
+static void group_test_cancel_race(struct kunit *test)
+{
+	const int *nr = test->param_value;
+	struct blitz_pool *pool = blitz_pool_create("kunit-gcancel", 0);
+	struct gcancel *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct gjob *extra = kunit_kzalloc(test, sizeof(*extra), GFP_KERNEL);
+	void *args[BLITZ_TEST_MAX_THREADS];
+	unsigned int i, ran = 0;
+	u64 skipped;
+	int round;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, extra);
+	for (round = 0; round < 20; round++) {
+		c->t = gtest_new(test, pool, 2000);
+		blitz_job_init(&extra->job, gjob_extra_func);
+		extra->depth = 0;
+		skipped = group_cancelled(pool);
+		for (i = 0; i < *nr; i++)
+			args[i] = c;
+		KUNIT_ASSERT_EQ(test, blitz_test_threads_run(&c->threads, *nr,
+							     gcancel_submitter,
+							     args), 0);
+		blitz_test_start_line(&c->threads);
+		udelay(get_random_u32_below(200));
+		blitz_group_cancel(c->t->group);
+		KUNIT_EXPECT_EQ(test, blitz_group_submit(c->t->group,
+							 &extra->job),
+				-ECANCELED);
+		KUNIT_EXPECT_EQ(test, blitz_group_wait(c->t->group),
+				-ECANCELED);
+		KUNIT_EXPECT_EQ(test, blitz_test_threads_join(&c->threads), 0);
+		/* Submits that passed the check just before the cancel. */
+		KUNIT_EXPECT_EQ(test, blitz_group_wait(c->t->group), 0);
+		for (i = 0; i < c->t->nr; i++) {
+			KUNIT_EXPECT_LE(test, atomic_read(&c->t->ran[i]), 1);
+			ran += atomic_read(&c->t->ran[i]);
+		}
+		skipped = group_cancelled(pool) - skipped;
+		KUNIT_EXPECT_EQ(test, ran + skipped,
+				(u64)atomic_read(&c->t->accepted));
+		ran = 0;
+		/* Usable again. */
+		KUNIT_EXPECT_EQ(test, blitz_group_submit(c->t->group,
+							 &extra->job), 0);
+		KUNIT_EXPECT_EQ(test, blitz_group_wait(c->t->group), 0);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(extra->depth), 1);
+	}
+	blitz_pool_destroy(pool);
+}
+
+KUNIT_ARRAY_PARAM(group_threads, blitz_test_thread_counts,
+		  blitz_test_thread_count_desc);
+
+static struct kunit_case group_test_cases[] = {
+	KUNIT_CASE(group_test_contexts),
+	KUNIT_CASE(group_test_static),
+	KUNIT_CASE(group_test_wait_in_job),
+	KUNIT_CASE_PARAM(group_test_cancel_race, group_threads_gen_params),
+	{}
+};
+
+static struct kunit_suite group_test_suite = {
+	.name = "blitz_group",
+	.test_cases = group_test_cases,
+};
+
+kunit_test_suite(group_test_suite);
