@@ -49,6 +49,7 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/random.h>
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 #include <linux/wait_bit.h>
@@ -87,6 +88,12 @@ module_param(pfor_n, uint, 0444);
 static unsigned int pfor_work = 500;
 module_param(pfor_work, uint, 0444);
 MODULE_PARM_DESC(pfor_work, "inner iterations per parallel_for index");
+static unsigned int group_jobs = 4096;
+module_param(group_jobs, uint, 0444);
+static unsigned int reduce_log2 = 20;
+module_param(reduce_log2, uint, 0444);
+static unsigned int sort_n = 1000000;
+module_param(sort_n, uint, 0444);
 static unsigned int idle_secs = 2;
 module_param(idle_secs, uint, 0444);
 static unsigned int wake_samples = 100;
@@ -1103,6 +1110,188 @@ static void bench_pfor(void)
 	}
 }
 
+/* === A group of jobs, waited for, against work items and a completion === */
+
+struct group_bench {
+	struct blitz_group group;
+	struct fanout *items;
+	struct blitz_job *jobs;
+};
+
+static void group_job(struct blitz_job *job)
+{
+	pfor_body(0, 1, NULL);
+}
+
+static u64 group_blitz_us(void *arg)
+{
+	struct group_bench *b = arg;
+	u64 t0 = ktime_get_ns();
+	unsigned int i;
+
+	for (i = 0; i < group_jobs; i++) {
+		blitz_job_init(&b->jobs[i], group_job);
+		blitz_group_submit(&b->group, &b->jobs[i]);
+	}
+	blitz_group_wait(&b->group);
+	return (ktime_get_ns() - t0) / NSEC_PER_USEC;
+}
+
+/* The hand-rolled pattern: group_jobs one-index work items. */
+static u64 group_wq_us(void *arg)
+{
+	u64 t0 = ktime_get_ns();
+
+	pfor_fanout(group_jobs, 1);
+	return (ktime_get_ns() - t0) / NSEC_PER_USEC;
+}
+
+static void bench_group(void)
+{
+	static const struct bench_variant v[] = {
+		{ "blitz_group_us", group_blitz_us, "us" },
+		{ "wq_completion_us", group_wq_us, "us" },
+	};
+	struct group_bench b = {};
+	u64 med[ARRAY_SIZE(v)];
+
+	b.jobs = vcalloc(group_jobs, sizeof(*b.jobs));
+	if (!b.jobs || !group_jobs)
+		goto out;
+	blitz_group_init(&b.group, NULL);
+	bench_interleave("group", v, ARRAY_SIZE(v), &b, med);
+	report_ratio("group", "blitz_vs_wq_x100", med[1], med[0]);
+out:
+	vfree(b.jobs);
+}
+
+/* === parallel_reduce: a sum, against a loop === */
+
+static u64 *reduce_data;
+
+static void sum_init(void *acc, void *arg)
+{
+	*(u64 *)acc = 0;
+}
+
+static void sum_fn(unsigned long lo, unsigned long hi, void *acc, void *arg)
+{
+	u64 s = 0;
+
+	for (; lo < hi; lo++)
+		s += reduce_data[lo];
+	*(u64 *)acc += s;
+}
+
+static void sum_combine(void *acc, const void *right, void *arg)
+{
+	*(u64 *)acc += *(const u64 *)right;
+}
+
+static u64 reduce_seq_us(void *arg)
+{
+	u64 t0 = ktime_get_ns(), sum;
+
+	sum_init(&sum, NULL);
+	sum_fn(0, 1UL << reduce_log2, &sum, NULL);
+	if (sum != *(u64 *)arg)
+		pr_err("reduce mismatch\n");
+	return (ktime_get_ns() - t0) / NSEC_PER_USEC;
+}
+
+static u64 reduce_blitz_us(void *arg)
+{
+	u64 t0 = ktime_get_ns(), sum;
+
+	blitz_parallel_reduce(0, 1UL << reduce_log2, 0, &sum, sizeof(sum),
+			      sum_init, sum_fn, sum_combine, NULL);
+	if (sum != *(u64 *)arg)
+		pr_err("reduce mismatch\n");
+	return (ktime_get_ns() - t0) / NSEC_PER_USEC;
+}
+
+static void bench_reduce(void)
+{
+	static const struct bench_variant v[] = {
+		{ "sequential_us", reduce_seq_us, "us" },
+		{ "blitz_us", reduce_blitz_us, "us" },
+	};
+	unsigned long i, n = 1UL << reduce_log2;
+	u64 med[ARRAY_SIZE(v)], want = 0;
+
+	reduce_data = vmalloc(array_size(n, sizeof(*reduce_data)));
+	if (!reduce_data)
+		return;
+	for (i = 0; i < n; i++) {
+		reduce_data[i] = i * 2654435761UL;
+		want += reduce_data[i];
+	}
+	bench_interleave("reduce", v, ARRAY_SIZE(v), &want, med);
+	report_ratio("reduce", "speedup_x100", med[0], med[1]);
+	vfree(reduce_data);
+}
+
+/* === blitz_sort against sort() === */
+
+struct sort_bench {
+	u32 *master, *work;
+};
+
+static int sort_cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u64 sort_run_us(struct sort_bench *b,
+		       void (*fn)(void *base, size_t num, size_t size,
+				  cmp_func_t cmp, swap_func_t swap))
+{
+	u64 t0;
+
+	memcpy(b->work, b->master, sort_n * sizeof(*b->work));
+	t0 = ktime_get_ns();
+	fn(b->work, sort_n, sizeof(*b->work), sort_cmp_u32, NULL);
+	t0 = ktime_get_ns() - t0;
+	if (sort_n > 1 && b->work[0] > b->work[sort_n / 2])
+		pr_err("sort mismatch\n");
+	return t0 / NSEC_PER_USEC;
+}
+
+static u64 sort_lib_us(void *arg)
+{
+	return sort_run_us(arg, sort);
+}
+
+static u64 sort_blitz_us(void *arg)
+{
+	return sort_run_us(arg, blitz_sort);
+}
+
+static void bench_sort(void)
+{
+	static const struct bench_variant v[] = {
+		{ "sort_us", sort_lib_us, "us" },
+		{ "blitz_sort_us", sort_blitz_us, "us" },
+	};
+	struct sort_bench b;
+	u64 med[ARRAY_SIZE(v)];
+	unsigned int i;
+
+	b.master = vmalloc(array_size(sort_n, sizeof(u32)));
+	b.work = vmalloc(array_size(sort_n, sizeof(u32)));
+	if (!b.master || !b.work || !sort_n)
+		goto out;
+	for (i = 0; i < sort_n; i++)
+		b.master[i] = get_random_u32();
+	bench_interleave("sort", v, ARRAY_SIZE(v), &b, med);
+	report_ratio("sort", "blitz_vs_sort_x100", med[0], med[1]);
+out:
+	vfree(b.work);
+	vfree(b.master);
+}
+
 /* === Wake latency === */
 
 /* One job at a time, 20 ms apart: from submit to start, workers asleep. */
@@ -1281,6 +1470,9 @@ static const struct {
 	{ "overload", bench_overload },
 	{ "scale", bench_scale },
 	{ "pfor", bench_pfor },
+	{ "group", bench_group },
+	{ "reduce", bench_reduce },
+	{ "sort", bench_sort },
 	{ "wake", bench_wake },
 	{ "idle", bench_idle },
 };
