@@ -8,11 +8,13 @@
 # Nothing is installed into the host's /boot or loaded by the host kernel:
 # Debian's header packages depend on their kernel image, so images, headers
 # and kbuild are unpacked with dpkg -x into $BLITZ_WORK/root instead of being
-# installed. The 6.12 version is the newest for which the generic and
-# PREEMPT_RT images and headers all exist; nothing is pinned.
+# installed. Two series: the 6.12 version and the 6.1 LTS version are each
+# the newest for which the generic and PREEMPT_RT images and headers all
+# exist; nothing is pinned.
 #
 # Writes $BLITZ_WORK/env, a shell fragment the other tools source:
-#   KVER, KDIR, KDIR_RT, LINUX_SRC, GUEST_generic, GUEST_rt
+#   KVER, KDIR, KDIR_RT, LINUX_SRC, GUEST_generic, GUEST_rt (6.12), and
+#   KVER61, KDIR61, KDIR61_RT, GUEST61_generic, GUEST61_rt (6.1)
 set -euo pipefail
 
 WORK=${BLITZ_WORK:-/tmp/blitz-work}
@@ -24,7 +26,7 @@ log() { echo "deps: $*" >&2; }
 
 host_pkgs=(build-essential gcc-12 bc bison flex libelf-dev libssl-dev pahole
 	   kmod cpio xz-utils python3 qemu-system-x86 busybox-static sparse
-	   linux-source-6.12 gnuplot-nox)
+	   linux-source-6.12 gnuplot-nox dkms)
 
 updated=0
 apt_update() {
@@ -38,10 +40,11 @@ names() {
 	apt-cache search --names-only "$1" 2>/dev/null | awk '{print $1}'
 }
 
-# Newest 6.12 ABI with generic and rt images and headers all available.
+# Newest ABI of series $1 (a regular expression: 6\.12\.[0-9]+\+deb12, or
+# 6\.1\.0-[0-9]+) with generic and rt images and headers all available.
 pick_kver() {
 	local v
-	for v in $(names '^linux-image-6\.12\.[0-9]+\+deb12-amd64-unsigned$' |
+	for v in $(names "^linux-image-$1-amd64-unsigned\$" |
 		   sed -E 's/^linux-image-(.*)-amd64-unsigned$/\1/' | sort -rV); do
 		if apt-cache show "linux-image-$v-rt-amd64-unsigned" \
 				  "linux-headers-$v-amd64" \
@@ -53,13 +56,16 @@ pick_kver() {
 }
 
 # A fresh machine may have empty or stale package lists.
-KVER=$(pick_kver)
-if [ -z "$KVER" ]; then
+KVER=$(pick_kver '6\.12\.[0-9]+\+deb12')
+KVER61=$(pick_kver '6\.1\.0-[0-9]+')
+if [ -z "$KVER" ] || [ -z "$KVER61" ]; then
 	apt_update
-	KVER=$(pick_kver)
+	KVER=$(pick_kver '6\.12\.[0-9]+\+deb12')
+	KVER61=$(pick_kver '6\.1\.0-[0-9]+')
 fi
 [ -n "$KVER" ] || { log "no 6.12 kernel with images and headers"; exit 1; }
-log "kernel $KVER"
+[ -n "$KVER61" ] || { log "no 6.1 kernel with images and headers"; exit 1; }
+log "kernels $KVER and $KVER61"
 
 want=()
 for p in "${host_pkgs[@]}"; do
@@ -91,15 +97,19 @@ unpack() {
 	done
 }
 
-unpack "linux-kbuild-$KVER" \
-       "linux-headers-$KVER-common" "linux-headers-$KVER-common-rt" \
-       "linux-headers-$KVER-amd64" "linux-headers-$KVER-rt-amd64" \
-       "linux-image-$KVER-amd64-unsigned" "linux-image-$KVER-rt-amd64-unsigned"
-
-# The flavour headers include their common Makefile by absolute path.
-for f in amd64 rt-amd64; do
-	sed -i "s#^include /usr/src/#include $ROOT/usr/src/#" \
-		"$ROOT/usr/src/linux-headers-$KVER-$f/Makefile"
+# kbuild is per series: linux-kbuild-6.12.N+deb12, but linux-kbuild-6.1.
+for v in "$KVER" "$KVER61"; do
+	kbuild=linux-kbuild-$v
+	[ "$v" = "$KVER61" ] && kbuild=linux-kbuild-6.1
+	unpack "$kbuild" \
+	       "linux-headers-$v-common" "linux-headers-$v-common-rt" \
+	       "linux-headers-$v-amd64" "linux-headers-$v-rt-amd64" \
+	       "linux-image-$v-amd64-unsigned" "linux-image-$v-rt-amd64-unsigned"
+	# The flavour headers include their common Makefile by absolute path.
+	for f in amd64 rt-amd64; do
+		sed -i "s#^include /usr/src/#include $ROOT/usr/src/#" \
+			"$ROOT/usr/src/linux-headers-$v-$f/Makefile"
+	done
 done
 
 # A private kernel tree for KUnit; kunit/run links our sources into it.
@@ -120,5 +130,12 @@ GUEST_generic=$ROOT/boot/vmlinuz-$KVER-amd64
 GUEST_rt=$ROOT/boot/vmlinuz-$KVER-rt-amd64
 GUEST_MODULES_generic=$ROOT/lib/modules/$KVER-amd64
 GUEST_MODULES_rt=$ROOT/lib/modules/$KVER-rt-amd64
+KVER61=$KVER61
+KDIR61=$ROOT/usr/src/linux-headers-$KVER61-amd64
+KDIR61_RT=$ROOT/usr/src/linux-headers-$KVER61-rt-amd64
+GUEST61_generic=$ROOT/boot/vmlinuz-$KVER61-amd64
+GUEST61_rt=$ROOT/boot/vmlinuz-$KVER61-rt-amd64
+GUEST61_MODULES_generic=$ROOT/lib/modules/$KVER61-amd64
+GUEST61_MODULES_rt=$ROOT/lib/modules/$KVER61-rt-amd64
 ENV
 log "ready: $WORK/env"
