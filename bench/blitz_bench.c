@@ -1497,3 +1497,4 @@ module_exit(blitz_bench_exit);
 
 MODULE_DESCRIPTION("blitz benchmarks against workqueues and plain code");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(BLITZ_NS);

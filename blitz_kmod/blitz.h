@@ -49,6 +49,8 @@
 #include "latch.h"
 #include "race.h"
 
+#include <trace/events/blitz.h>
+
 /* Per-worker counters, in the order debugfs prints them. */
 enum blitz_stat {
 	BLITZ_STAT_EXECUTED,	/* jobs run */

@@ -49,7 +49,7 @@ void __blitz_group_init(struct blitz_group *group, struct blitz_pool *pool,
 	group->name = name;
 	lockdep_init_map(&group->lockdep_map, group->name, key, 0);
 }
-EXPORT_SYMBOL_GPL(__blitz_group_init);
+EXPORT_SYMBOL_NS_GPL(__blitz_group_init, BLITZ_NS);
 
 /**
  * blitz_group_submit - queue a job on a group's pool, counted in the group
@@ -72,7 +72,7 @@ int blitz_group_submit(struct blitz_group *group, struct blitz_job *job)
 		return -ECANCELED;
 	return __blitz_submit(group->pool, job, group);
 }
-EXPORT_SYMBOL_GPL(blitz_group_submit);
+EXPORT_SYMBOL_NS_GPL(blitz_group_submit, BLITZ_NS);
 
 /**
  * blitz_group_cancel - call off a group's jobs that have not started
@@ -90,7 +90,7 @@ void blitz_group_cancel(struct blitz_group *group)
 	/* Pairs with test_bit() in blitz_execute(): no barrier needed. */
 	set_bit(BLITZ_GROUP_CANCELLED, &group->flags);
 }
-EXPORT_SYMBOL_GPL(blitz_group_cancel);
+EXPORT_SYMBOL_NS_GPL(blitz_group_cancel, BLITZ_NS);
 
 /**
  * blitz_group_done - a job of @group ran or was skipped
@@ -216,4 +216,4 @@ int blitz_group_wait(struct blitz_group *group)
 	return test_and_clear_bit(BLITZ_GROUP_CANCELLED, &group->flags) ?
 	       -ECANCELED : 0;
 }
-EXPORT_SYMBOL_GPL(blitz_group_wait);
+EXPORT_SYMBOL_NS_GPL(blitz_group_wait, BLITZ_NS);

@@ -102,6 +102,7 @@ void blitz_join_stolen(struct blitz_job *job)
 	smp_store_release(&f->thief, w);
 	w->origin = f->origin;
 	WRITE_ONCE(w->serving, f);
+	trace_blitz_join_stolen(w->pool->name, w->index, f->fn);
 	f->fn(f->arg);
 	WRITE_ONCE(w->serving, serving);
 	w->origin = origin;
@@ -177,6 +178,7 @@ static struct blitz_job *blitz_leapfrog(struct blitz_worker *w,
 		return NULL;
 	}
 	blitz_stat_inc(w, BLITZ_STAT_STOLEN);
+	trace_blitz_steal(w->pool->name, w->index, thief->index, job);
 	return job;
 }
 
@@ -353,7 +355,7 @@ void blitz_join(void (*a)(void *arg), void *a_arg,
 	}
 	blitz_join_promoted(w, &f, i);
 }
-EXPORT_SYMBOL_GPL(blitz_join);
+EXPORT_SYMBOL_NS_GPL(blitz_join, BLITZ_NS);
 
 /* === Parallel loops === */
 
@@ -542,7 +544,7 @@ int blitz_parallel_for(unsigned long start, unsigned long end,
 		return 0;
 	return blitz_loop(&f.loop, start, end, NULL);
 }
-EXPORT_SYMBOL_GPL(blitz_parallel_for);
+EXPORT_SYMBOL_NS_GPL(blitz_parallel_for, BLITZ_NS);
 
 /* === Calls into a pool === */
 
@@ -694,4 +696,4 @@ int blitz_call(struct blitz_pool *pool, void (*fn)(void *arg), void *arg)
 	blitz_call_wait(w, &f);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(blitz_call);
+EXPORT_SYMBOL_NS_GPL(blitz_call, BLITZ_NS);

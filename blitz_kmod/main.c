@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * blitz: module init and exit, and the default pool.
+ * blitz: module init and exit, the default pool, and the tracepoints.
  */
 #include <linux/err.h>
 #include <linux/module.h>
 
 #include "blitz.h"
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/blitz.h>
 
 struct blitz_pool *blitz_default_pool;
 
@@ -48,3 +51,4 @@ module_exit(blitz_exit);
 
 MODULE_DESCRIPTION("blitz: work-stealing executor for kernel code");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(BLITZ_VERSION);

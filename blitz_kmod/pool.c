@@ -215,7 +215,7 @@ unlock:
 	cpus_read_unlock();
 	return ret ? ERR_PTR(ret) : pool;
 }
-EXPORT_SYMBOL_GPL(blitz_pool_create);
+EXPORT_SYMBOL_NS_GPL(blitz_pool_create, BLITZ_NS);
 
 /**
  * blitz_pool_destroy - drain a pool, stop its workers and free it
@@ -250,7 +250,7 @@ void blitz_pool_destroy(struct blitz_pool *pool)
 	mutex_unlock(&blitz_pools_lock);
 	blitz_free_pool(pool, pool->nr_workers);
 }
-EXPORT_SYMBOL_GPL(blitz_pool_destroy);
+EXPORT_SYMBOL_NS_GPL(blitz_pool_destroy, BLITZ_NS);
 
 /*
  * blitz_submit(), and blitz_group_submit() with @group: once the job is
@@ -297,6 +297,7 @@ int __blitz_submit(struct blitz_pool *pool, struct blitz_job *job,
 	job->group = group;
 	if (group)
 		atomic_long_inc(&group->pending);
+	trace_blitz_submit(pool->name, job, w);
 
 	if (!w) {
 		blitz_inject(pool, job);
@@ -340,7 +341,7 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 {
 	return __blitz_submit(pool, job, NULL);
 }
-EXPORT_SYMBOL_GPL(blitz_submit);
+EXPORT_SYMBOL_NS_GPL(blitz_submit, BLITZ_NS);
 
 /* === CPU hotplug === */
 

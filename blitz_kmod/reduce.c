@@ -102,4 +102,4 @@ int blitz_parallel_reduce(unsigned long start, unsigned long end,
 		return 0;
 	return blitz_loop(&r.loop, start, end, result);
 }
-EXPORT_SYMBOL_GPL(blitz_parallel_reduce);
+EXPORT_SYMBOL_NS_GPL(blitz_parallel_reduce, BLITZ_NS);

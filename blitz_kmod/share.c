@@ -252,6 +252,7 @@ static bool blitz_promote_one(struct blitz_worker *w)
 	}
 	WRITE_ONCE(w->published, w->published + 1);
 	blitz_stat_inc(w, BLITZ_STAT_PROMOTED);
+	trace_blitz_join_promote(w->pool->name, w->index, f->fn);
 	return true;
 }
 

@@ -232,6 +232,7 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 	smp_mb__after_atomic();
 	if (!blitz_has_work(pool) && !blitz_sleep_over(w, latch)) {
 		blitz_stat_inc(w, BLITZ_STAT_SLEEPS);
+		trace_blitz_sleep(pool->name, w->index);
 		/* TASK_IDLE: no hung-task report, no load average. */
 		swait_event_idle_exclusive(w->idle_wait,
 					   blitz_sleep_over(w, latch));
@@ -289,6 +290,7 @@ bool blitz_wake_worker(struct blitz_worker *w)
 	preempt_disable();
 	woke = blitz_claim_sleeper(w->pool, w->index);
 	if (woke) {
+		trace_blitz_wake(w->pool->name, w->index);
 		/* Pairs with smp_load_acquire() in blitz_sleep_over(). */
 		smp_store_release(&w->woken, true);
 		swake_up_one(&w->idle_wait);

@@ -160,4 +160,4 @@ void blitz_sort(void *base, size_t num, size_t size, cmp_func_t cmp,
 	else if (blitz_call(NULL, blitz_sort_range, &r))
 		sort(base, num, size, cmp, swap);
 }
-EXPORT_SYMBOL_GPL(blitz_sort);
+EXPORT_SYMBOL_NS_GPL(blitz_sort, BLITZ_NS);

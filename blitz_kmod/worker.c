@@ -54,6 +54,7 @@ static struct blitz_job *blitz_steal(struct blitz_worker *w)
 				retry = true;
 			} else if (job) {
 				blitz_stat_inc(w, BLITZ_STAT_STOLEN);
+				trace_blitz_steal(pool->name, w->index, v, job);
 				/* Spread: the victim may have more for them. */
 				if (blitz_next_sleeper(pool, 0, n) < n)
 					blitz_ask(w, pool->workers[v]);
@@ -156,7 +157,9 @@ static void blitz_run(struct blitz_worker *w, struct blitz_job *job,
 	published = blitz_segment_open(w);
 	if (group)
 		lock_map_acquire_read(&group->lockdep_map);
+	trace_blitz_execute_start(w->pool->name, w->index, job, func);
 	func(job);
+	trace_blitz_execute_end(w->pool->name, w->index, job, func);
 	if (group)
 		lock_map_release(&group->lockdep_map);
 	/* Its frames are joined, as a function's calls return. */

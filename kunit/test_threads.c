@@ -2,6 +2,7 @@
 /*
  * Thread helpers for the blitz KUnit suites.
  */
+#include <linux/blitz.h>
 #include <linux/kthread.h>
 #include <linux/sched/task.h>
 
@@ -64,3 +65,4 @@ void blitz_test_start_line(struct blitz_test_threads *t)
 
 MODULE_DESCRIPTION("KUnit tests for blitz");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(BLITZ_NS);

@@ -791,3 +791,4 @@ module_exit(blitz_torture_exit);
 
 MODULE_DESCRIPTION("blitz torture test");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(BLITZ_NS);

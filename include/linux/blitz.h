@@ -13,6 +13,19 @@
 #include <linux/llist.h>
 #include <linux/lockdep_types.h>
 #include <linux/types.h>
+#include <linux/version.h>
+
+/*
+ * blitz exports its functions in a symbol namespace: a client module
+ * writes MODULE_IMPORT_NS(BLITZ_NS). The namespace is named BLITZ; since
+ * Linux 6.13 the macros take it as a string literal, before as a bare
+ * identifier.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#define BLITZ_NS	"BLITZ"
+#else
+#define BLITZ_NS	BLITZ
+#endif
 
 struct blitz_group;
 

@@ -119,3 +119,4 @@ module_exit(blitz_checksum_exit);
 
 MODULE_DESCRIPTION("blitz example: parallel checksum of a buffer");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(BLITZ_NS);

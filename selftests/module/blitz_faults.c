@@ -181,3 +181,4 @@ module_exit(blitz_faults_exit);
 
 MODULE_DESCRIPTION("blitz: fault injection into blitz_pool_create()");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(BLITZ_NS);

@@ -854,3 +854,4 @@ module_exit(blitz_selftest_exit);
 
 MODULE_DESCRIPTION("blitz end-to-end tests through the exported API");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(BLITZ_NS);
