@@ -5,12 +5,17 @@
 #   make check         install what is missing and run every test
 #   make bench         benchmarks against workqueues at 1, 2 and 4 vCPUs
 #   make deps          only install what is missing
+#   make install       install blitz.ko (modules_install), and its header
+#                      and Module.symvers in /usr/src/blitz-<version>, for
+#                      clients; DESTDIR= stages it elsewhere
 #
 # KDIR defaults to the running kernel's build tree; on a Debian machine
 # without one, tools/deps.sh unpacks Debian's 6.12 headers and prints KDIR
 # into $(BLITZ_WORK)/env.
 
 KDIR ?= /lib/modules/$(shell uname -r)/build
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+BLITZ_SRC = $(DESTDIR)/usr/src/blitz-$(VERSION)
 
 all:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -21,6 +26,14 @@ clean:
 deps:
 	tools/deps.sh
 
+install:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) BLITZ_ONLY=1 modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) BLITZ_ONLY=1 INSTALL_MOD_DIR=updates \
+		INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	install -D -m 0644 include/linux/blitz.h $(BLITZ_SRC)/include/linux/blitz.h
+	install -D -m 0644 Module.symvers $(BLITZ_SRC)/Module.symvers
+	[ -n "$(DESTDIR)" ] || depmod -a $(shell cat $(KDIR)/include/config/kernel.release)
+
 demo:
 	tools/demo
 
@@ -30,4 +43,4 @@ check:
 bench:
 	tools/bench
 
-.PHONY: all clean deps demo check bench
+.PHONY: all clean deps install demo check bench
