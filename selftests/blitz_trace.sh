@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest selftest (TAP): what an observer sees. blitz's tracepoints,
+# enabled through tracefs while the client module runs jobs, joins and
+# calls: every event fires, with sane fields. Then tools/blitz-top, one
+# interval, under load. Runs under busybox sh inside the guest.
+
+T=/sys/kernel/tracing
+# shellcheck source=selftests/lib.sh
+. /selftests/lib.sh
+
+echo "TAP version 13"
+echo "1..15"
+
+insmod /modules/blitz.ko
+ok $? "insmod blitz.ko"
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+
+[ -d $T/events ] || mount -t tracefs nodev $T
+[ -d $T/events/blitz ]
+ok $? "tracefs has events/blitz"
+
+echo 0 > $T/tracing_on
+echo 4096 > $T/buffer_size_kb
+echo > $T/trace
+echo 1 > $T/events/blitz/enable
+echo 1 > $T/tracing_on
+# Injected and local submits, joins with stolen halves, a join whose a
+# sleeps until b ran elsewhere, groups; then idle, so workers sleep.
+insmod /modules/blitz_selftest.ko tests=load,from_jobs,fib,join_stolen,group \
+	load_jobs=20000
+ok $? "client module runs with every event on"
+rmmod blitz_selftest
+sleep 1
+echo 0 > $T/tracing_on
+echo 0 > $T/events/blitz/enable
+grep -c ': blitz_' $T/trace | sed 's/^/# events: /'
+
+# event NAME REGEX: NAME fired, and every line of it matches REGEX.
+event() {
+	lines=$(grep -c ": $1: " $T/trace)
+	bad=$(grep ": $1: " $T/trace | grep -Ecv "$2")
+	echo "# $1: $lines, $bad malformed"
+	[ "$lines" -gt 0 ] && [ "$bad" = 0 ]
+}
+
+w='worker=[0-9]+'
+event blitz_submit 'pool=default job=[0-9a-fx]+ func=[a-z_]+.* (local|injected)$'
+ok $? "blitz_submit: pool, job, func, local or injected"
+grep ': blitz_submit: ' $T/trace | grep -q ' local$' &&
+	grep ': blitz_submit: ' $T/trace | grep -q ' injected$'
+ok $? "blitz_submit: both local and injected submits"
+event blitz_execute_start "pool=default $w job=[0-9a-fx]+ func=[a-z_]+"
+ok $? "blitz_execute_start: pool, worker, job, func"
+event blitz_execute_end "pool=default $w job=[0-9a-fx]+ func=[a-z_]+"
+ok $? "blitz_execute_end: pool, worker, job, func"
+event blitz_steal "pool=default thief=[0-9]+ victim=[0-9]+ job=[0-9a-fx]+$"
+ok $? "blitz_steal: pool, thief, victim, job"
+event blitz_sleep "pool=default $w\$"
+ok $? "blitz_sleep: pool, worker"
+event blitz_wake "pool=default $w\$"
+ok $? "blitz_wake: pool, worker"
+event blitz_join_promote "pool=default $w b=[a-z_]+"
+ok $? "blitz_join_promote: pool, worker, b"
+event blitz_join_stolen "pool=default $w b=[a-z_]+"
+ok $? "blitz_join_stolen: pool, worker, b"
+# Worker indices within the pool.
+big=$(grep -Eo "(worker|thief|victim)=[0-9]+" $T/trace | cut -d= -f2 |
+	awk -v n="$ncpu" '$1 >= n' | wc -l)
+[ "$big" = 0 ]
+ok $? "every worker index below $ncpu"
+
+# blitz-top over one second of load: a row per worker, a total, the
+# state, and jobs executed.
+insmod /modules/blitz_selftest.ko tests=load load_jobs=3000000 &
+client=$!
+sleep 1
+blitz-top -1 -i 1 > /tmp/top
+wait $client
+rmmod blitz_selftest
+sed 's/^/# /' /tmp/top
+rows=$(grep -c '^[0-9]' /tmp/top)
+exec=$(awk '$1 == "total" { print $3 }' /tmp/top)
+[ "$rows" = "$ncpu" ] && [ "${exec:-0}" -gt 0 ] &&
+	grep -q '^  workers=[0-9]* sleeping=' /tmp/top
+ok $? "blitz-top -1: $rows workers, $exec jobs/s executed, the state"
+
+rmmod blitz
+ok $? "rmmod blitz"
+
+tap_end
