@@ -31,25 +31,28 @@ echo 1 > $T/tracing_on
 insmod /modules/blitz_selftest.ko tests=load,from_jobs,fib,join_stolen,group \
 	load_jobs=20000
 ok $? "client module runs with every event on"
-rmmod blitz_selftest
 sleep 1
 echo 0 > $T/tracing_on
 echo 0 > $T/events/blitz/enable
-grep -c ': blitz_' $T/trace | sed 's/^/# events: /'
+# Read while the client is loaded: its functions' names print then.
+cat $T/trace > /tmp/trace
+rmmod blitz_selftest
+grep -c ': blitz_' /tmp/trace | sed 's/^/# events: /'
 
 # event NAME REGEX: NAME fired, and every line of it matches REGEX.
 event() {
-	lines=$(grep -c ": $1: " $T/trace)
-	bad=$(grep ": $1: " $T/trace | grep -Ecv "$2")
+	lines=$(grep -c ": $1: " /tmp/trace)
+	bad=$(grep ": $1: " /tmp/trace | grep -Ecv "$2")
 	echo "# $1: $lines, $bad malformed"
+	grep ": $1: " /tmp/trace | grep -Ev "$2" | head -n 2 | sed 's/^/#   /'
 	[ "$lines" -gt 0 ] && [ "$bad" = 0 ]
 }
 
 w='worker=[0-9]+'
 event blitz_submit 'pool=default job=[0-9a-fx]+ func=[a-z_]+.* (local|injected)$'
 ok $? "blitz_submit: pool, job, func, local or injected"
-grep ': blitz_submit: ' $T/trace | grep -q ' local$' &&
-	grep ': blitz_submit: ' $T/trace | grep -q ' injected$'
+grep ': blitz_submit: ' /tmp/trace | grep -q ' local$' &&
+	grep ': blitz_submit: ' /tmp/trace | grep -q ' injected$'
 ok $? "blitz_submit: both local and injected submits"
 event blitz_execute_start "pool=default $w job=[0-9a-fx]+ func=[a-z_]+"
 ok $? "blitz_execute_start: pool, worker, job, func"
@@ -66,19 +69,19 @@ ok $? "blitz_join_promote: pool, worker, b"
 event blitz_join_stolen "pool=default $w b=[a-z_]+"
 ok $? "blitz_join_stolen: pool, worker, b"
 # Worker indices within the pool.
-big=$(grep -Eo "(worker|thief|victim)=[0-9]+" $T/trace | cut -d= -f2 |
+big=$(grep -Eo "(worker|thief|victim)=[0-9]+" /tmp/trace | cut -d= -f2 |
 	awk -v n="$ncpu" '$1 >= n' | wc -l)
 [ "$big" = 0 ]
 ok $? "every worker index below $ncpu"
 
-# blitz-top over one second of load: a row per worker, a total, the
-# state, and jobs executed.
-insmod /modules/blitz_selftest.ko tests=load load_jobs=3000000 &
+# blitz-top over one second of the torture's load, which runs 4 s: the
+# default pool's workers, a total, the state, and jobs executed.
+insmod /modules/blitz_torture.ko duration=4 &
 client=$!
 sleep 1
-blitz-top -1 -i 1 > /tmp/top
+blitz-top -1 -i 1 default > /tmp/top
 wait $client
-rmmod blitz_selftest
+rmmod blitz_torture
 sed 's/^/# /' /tmp/top
 rows=$(grep -c '^[0-9]' /tmp/top)
 exec=$(awk '$1 == "total" { print $3 }' /tmp/top)
