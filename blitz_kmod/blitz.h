@@ -407,16 +407,63 @@ out:
 extern unsigned int blitz_share_interval_us;
 void blitz_share_init(struct blitz_worker *w);
 void blitz_share_exit(struct blitz_worker *w);
-void blitz_share_idle(struct blitz_worker *w);
-void blitz_share_busy(struct blitz_worker *w, u64 c);
+void __blitz_share_idle(struct blitz_worker *w, unsigned long share);
 void blitz_ask(struct blitz_worker *asker, struct blitz_worker *v);
 void blitz_ask_busy(struct blitz_worker *w);
 void blitz_fork_slow(struct blitz_worker *w);
 bool blitz_loop_slow(struct blitz_worker *w);
 void blitz_promote(struct blitz_worker *w);
 void blitz_promote_switched_out(struct blitz_worker *w);
-unsigned int blitz_segment_open(struct blitz_worker *w);
-void blitz_segment_close(struct blitz_worker *w, unsigned int published);
+unsigned int __blitz_segment_open(struct blitz_worker *w);
+
+/*
+ * A job run on top of the worker's stack (by the main loop, a waiting
+ * joiner or a waiting caller, a waiting group) starts a segment of its
+ * own: promotions while it runs reach only its frames, not the latent
+ * frames of the joins it runs on top of (share.c, P1). Returns what
+ * blitz_segment_close() restores. Inline: it is on every job's path.
+ */
+static inline unsigned int blitz_segment_open(struct blitz_worker *w)
+{
+	unsigned int published = READ_ONCE(w->published);
+
+	/* The usual case: nothing latent, nothing to hide. */
+	if (likely(published == w->depth))
+		return published;
+	return __blitz_segment_open(w);
+}
+
+static inline void blitz_segment_close(struct blitz_worker *w,
+				       unsigned int published)
+{
+	WRITE_ONCE(w->published, published);
+}
+
+/*
+ * The worker starts looking for work: it has no frames, nobody need ask
+ * it, and its timer must not fire for an idle worker. Inline, as
+ * blitz_share_busy(): a worker goes idle and busy again for every burst
+ * it drains.
+ */
+static inline void blitz_share_idle(struct blitz_worker *w)
+{
+	unsigned long share = READ_ONCE(w->share);
+
+	WRITE_ONCE(w->busy, false);
+	if (share)
+		__blitz_share_idle(w, share);
+}
+
+/*
+ * The worker leaves the idle loop with a job; @c is the counter word its
+ * leaving left. With others inactive, it will share after one interval.
+ */
+static inline void blitz_share_busy(struct blitz_worker *w, u64 c)
+{
+	WRITE_ONCE(w->busy, true);
+	if (blitz_inactive(c) && !READ_ONCE(w->share))
+		WRITE_ONCE(w->share, BLITZ_SHARE_COLD);
+}
 
 /* Whether the owner should leave a fork's fast path. */
 static inline bool blitz_fork_asked(struct blitz_worker *w)
@@ -451,8 +498,8 @@ int blitz_loop(struct blitz_loop *loop, unsigned long start,
 void blitz_group_done(struct blitz_group *group);
 
 /* pool.c */
-int __blitz_submit(struct blitz_pool *pool, struct blitz_job *job,
-		   struct blitz_group *group);
+int blitz_submit_group(struct blitz_pool *pool, struct blitz_job *job,
+		       struct blitz_group *group);
 int blitz_hotplug_init(void);
 void blitz_hotplug_exit(void);
 

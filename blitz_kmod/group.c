@@ -70,7 +70,7 @@ int blitz_group_submit(struct blitz_group *group, struct blitz_job *job)
 		return -EINVAL;
 	if (test_bit(BLITZ_GROUP_CANCELLED, &group->flags))
 		return -ECANCELED;
-	return __blitz_submit(group->pool, job, group);
+	return blitz_submit_group(group->pool, job, group);
 }
 EXPORT_SYMBOL_NS_GPL(blitz_group_submit, BLITZ_NS);
 

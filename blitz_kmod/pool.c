@@ -254,10 +254,12 @@ EXPORT_SYMBOL_NS_GPL(blitz_pool_destroy, BLITZ_NS);
 
 /*
  * blitz_submit(), and blitz_group_submit() with @group: once the job is
- * ours (PENDING), it is counted in @group before it is queued.
+ * ours (PENDING), it is counted in @group before it is queued. Inlined
+ * into both: a call on every submit costs under emulation.
  */
-int __blitz_submit(struct blitz_pool *pool, struct blitz_job *job,
-		   struct blitz_group *group)
+static __always_inline int __blitz_submit(struct blitz_pool *pool,
+					  struct blitz_job *job,
+					  struct blitz_group *group)
 {
 	struct blitz_worker *w;
 	bool pushed;
@@ -342,6 +344,13 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 	return __blitz_submit(pool, job, NULL);
 }
 EXPORT_SYMBOL_NS_GPL(blitz_submit, BLITZ_NS);
+
+/* For blitz_group_submit() (group.c). */
+int blitz_submit_group(struct blitz_pool *pool, struct blitz_job *job,
+		       struct blitz_group *group)
+{
+	return __blitz_submit(pool, job, group);
+}
 
 /* === CPU hotplug === */
 

@@ -11,7 +11,8 @@
  * when someone could use it:
  *
  *  - an idle worker that found nothing asks every busy worker
- *    (BLITZ_SHARE_ASK in &blitz_worker.share), at each idle round;
+ *    (BLITZ_SHARE_ASK in &blitz_worker.share) when it starts looking
+ *    and again before it grows sleepy;
  *  - a joiner waiting for a stolen b asks the thief running b, whose
  *    frames descend from b;
  *  - a thief that stole while others sleep asks its victim again;
@@ -170,17 +171,9 @@ void blitz_share_exit(struct blitz_worker *w)
 	irq_work_sync(&w->post);
 }
 
-/*
- * The worker starts looking for work: it has no frames, nobody need ask
- * it, and its timer must not fire for an idle worker.
- */
-void blitz_share_idle(struct blitz_worker *w)
+/* blitz_share_idle(), with a request or the timer to clear. */
+void __blitz_share_idle(struct blitz_worker *w, unsigned long share)
 {
-	unsigned long share = READ_ONCE(w->share);
-
-	WRITE_ONCE(w->busy, false);
-	if (!share)
-		return;
 	/* Only the owner writes WAIT, and the timer replaces it. */
 	if (share == BLITZ_SHARE_WAIT)
 		hrtimer_cancel(&w->share_timer);
@@ -188,41 +181,18 @@ void blitz_share_idle(struct blitz_worker *w)
 }
 
 /*
- * The worker leaves the idle loop with a job; @c is the counter word its
- * leaving left. With others inactive, it will share after one interval.
+ * blitz_segment_open(), where latent frames must be hidden: not between
+ * our read of published and our write, where the notifier promotes too.
  */
-void blitz_share_busy(struct blitz_worker *w, u64 c)
+unsigned int __blitz_segment_open(struct blitz_worker *w)
 {
-	WRITE_ONCE(w->busy, true);
-	if (blitz_inactive(c) && !READ_ONCE(w->share))
-		WRITE_ONCE(w->share, BLITZ_SHARE_COLD);
-}
+	unsigned int published;
 
-/*
- * A job run on top of the worker's stack (by the main loop, a waiting
- * joiner or a waiting caller) starts a segment of its own: promotions
- * while it runs reach only its frames, not the latent frames of the
- * joins it runs on top of (share.c, P1). Returns what to restore.
- */
-unsigned int blitz_segment_open(struct blitz_worker *w)
-{
-	unsigned int published = READ_ONCE(w->published);
-
-	/* The usual case: nothing latent, nothing to hide. */
-	if (likely(published == w->depth))
-		return published;
-	/* Not between our read and our write: the notifier promotes too. */
 	preempt_disable();
 	published = w->published;
 	WRITE_ONCE(w->published, w->depth);
 	preempt_enable();
 	return published;
-}
-
-/* Close the segment blitz_segment_open() opened, which returned @published. */
-void blitz_segment_close(struct blitz_worker *w, unsigned int published)
-{
-	WRITE_ONCE(w->published, published);
 }
 
 /*

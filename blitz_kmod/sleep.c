@@ -261,6 +261,13 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 			      struct blitz_latch *latch)
 {
+	/*
+	 * Latent frames elsewhere may be work: ask for them when we start
+	 * looking and before we announce sleepy, the last ask before we
+	 * sleep. Not every round: the asks are writes to others' lines.
+	 */
+	if (!idle->rounds || idle->rounds == BLITZ_ROUNDS_UNTIL_SLEEPY)
+		blitz_ask_busy(w);
 	if (idle->rounds < BLITZ_ROUNDS_UNTIL_SLEEPY) {
 		if (single_task_running()) {
 			cpu_relax();

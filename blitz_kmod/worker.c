@@ -235,8 +235,6 @@ static void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
 			job = blitz_find_work(w);
 			if (job)
 				break;
-			/* Latent frames elsewhere: ask for them. */
-			blitz_ask_busy(w);
 			blitz_idle_no_work_found(w, &idle, latch);
 		}
 		blitz_race_window(BLITZ_RACE_LATCH_EXIT);
