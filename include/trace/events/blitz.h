@@ -19,10 +19,14 @@
 #define BLITZ_TRACE_POOL_LEN	64
 
 /**
- * blitz_submit - a job was queued
+ * blitz_submit - a job is being queued
  * @pool: the pool's name
  * @job: the job
- * @local: on the submitting worker's deque, or injected
+ * @local: from a worker of @pool, for its own deque; else injected
+ *
+ * Fired just before the job is queued: once queued it may run and be
+ * freed. A local job that finds the deque full is injected after all,
+ * and counted in the worker's overflows.
  */
 TRACE_EVENT(blitz_submit,
 	    TP_PROTO(const char *pool, struct blitz_job *job, bool local),
