@@ -34,10 +34,6 @@ worker_ticks() {
 	echo $t
 }
 
-state_field() {
-	sed -n "s/.*$1=\([0-9]*\).*/\1/p" $DBG/state
-}
-
 echo "TAP version 13"
 echo "1..9"
 
@@ -64,14 +60,10 @@ cat $DBG/stats $DBG/state | sed 's/^/# /'
 ok $? "debugfs stats and state format, total row sums the workers"
 
 # Idle: every worker asleep within 1 s of the last job.
-i=0
-while [ "$(state_field sleeping)" != "$workers" ] && [ $i -lt 10 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-echo "# asleep after ${i}00 ms: $(cat $DBG/state)"
-[ "$(state_field sleeping)" = "$workers" ]
-ok $? "all workers asleep within 1 s"
+wait_asleep 10
+s=$?
+echo "# asleep after ${waited}00 ms: $(cat $DBG/state)"
+ok $s "all workers asleep within 1 s"
 
 t0=$(worker_ticks)
 sleep 5

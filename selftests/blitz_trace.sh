@@ -31,7 +31,8 @@ echo 1 > $T/tracing_on
 insmod /modules/blitz_selftest.ko tests=load,from_jobs,fib,join_stolen,group \
 	load_jobs=20000
 ok $? "client module runs with every event on"
-sleep 1
+# Until every worker sleeps (blitz_sleep), 5 s at most.
+wait_asleep 50
 echo 0 > $T/tracing_on
 echo 0 > $T/events/blitz/enable
 # Read while the client is loaded: its functions' names print then.
