@@ -65,51 +65,13 @@ enum blitz_stat {
 	BLITZ_NR_STATS,
 };
 
-/*
- * Latent join frames a worker keeps; deeper joins are never promoted
- * (share.c). At most half the deque, which keeps the rest for jobs.
- */
-#define BLITZ_LATENT_MAX	128
-
-/* &blitz_worker.share: why the owner should look at its latent frames. */
-#define BLITZ_SHARE_ASK		BIT(0)	/* promote the oldest latent frame */
-#define BLITZ_SHARE_COLD	BIT(1)	/* start sharing one interval from now */
-#define BLITZ_SHARE_WAIT	BIT(2)	/* cooling down, share timer armed */
-#define BLITZ_SHARE_FORK	(BLITZ_SHARE_ASK | BLITZ_SHARE_COLD)
-
-/**
- * struct blitz_join_frame - a join's b, on the joiner's stack
- * @fn: b, stored at the fork
- * @arg: its argument, stored at the fork
- * @job: queued on the deque when the frame is promoted
- * @latch: set by the thief that ran b
- * @owner: the joining worker's task
- * @origin: the joiner's &blitz_worker.origin when the frame was promoted
- * @thief: the worker running b, published with release
- * @thief_base: the thief's deque bottom when b started: frames pushed from
- *		there on, while b runs, descend from b
- * @given_back: a joiner that stole the frame but may not run it gave it
- *		back; the owner runs b
- *
- * A fork writes only @fn and @arg; the rest is written when the frame is
- * promoted, before the push that publishes it (share.c).
- */
-struct blitz_join_frame {
-	void (*fn)(void *arg);
-	void *arg;
-	struct blitz_job job;
-	struct blitz_latch latch;
-	struct task_struct *owner;
-	struct blitz_call_frame *origin;
-	struct blitz_worker *thief;
-	long thief_base;
-	bool given_back;
-};
-
 extern const char *const blitz_stat_names[BLITZ_NR_STATS];
 
 /**
  * struct blitz_worker - one worker kthread and what it owns
+ * @forks: the open join frames, which blitz_join() reaches inline through
+ *	   blitz_running: first, so that a worker and its forks are one
+ *	   pointer (blitz_current_worker())
  * @deque: jobs pushed by this worker; others steal from it
  * @pool: the pool the worker belongs to
  * @task: the kthread
@@ -129,23 +91,18 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  *	   subtracted it from the sleeping count; reset by the worker
  * @stats: counters written only by this worker
  * @refs: pool references of the jobs the worker ran, not dropped yet
- * @depth: join frames open on this worker, latent or promoted
- * @published: frames [0, @published) of the current segment are promoted,
- *	       [@published, @depth) latent
  * @serving: the stolen frame whose b this worker runs, or NULL
  * @promoted_at: local_clock() of the last promotion asked for
  * @post: posts frames promoted when the worker was switched out, and kicks
  *	  the joiner of @serving, from an interrupt (share.c)
- * @latent: the open join frames, oldest first
- * @share: share requests, BLITZ_SHARE_*: written by other workers and
- *	   @share_timer, read at every fork
  * @busy: running jobs, not looking for work; a hint for askers
  * @share_timer: ends a cooldown (share.c)
  *
- * @depth, @published, @serving, @promoted_at and @latent are the owner's,
- * or its sched_out notifier's (share.c).
+ * @forks (but its share), @serving and @promoted_at are the owner's, or
+ * its sched_out notifier's (share.c).
  */
 struct blitz_worker {
+	struct blitz_forks forks;
 	struct blitz_deque deque;
 	struct blitz_pool *pool;
 	struct task_struct *task;
@@ -160,14 +117,10 @@ struct blitz_worker {
 	bool woken;
 	u64 stats[BLITZ_NR_STATS] ____cacheline_aligned_in_smp;
 	unsigned long refs;
-	unsigned int depth ____cacheline_aligned_in_smp;
-	unsigned int published;
-	struct blitz_join_frame *serving;
+	struct blitz_join_frame *serving ____cacheline_aligned_in_smp;
 	u64 promoted_at;
 	struct irq_work post;
-	struct blitz_join_frame *latent[BLITZ_LATENT_MAX];
-	unsigned long share ____cacheline_aligned_in_smp;
-	bool busy;
+	bool busy ____cacheline_aligned_in_smp;
 	struct hrtimer share_timer;
 };
 
@@ -249,18 +202,21 @@ static inline bool blitz_on_idle_task(void)
 	return data_race(is_idle_task(current));
 }
 
-DECLARE_PER_CPU(struct blitz_worker *, blitz_running);
-
 /*
  * The worker running the caller, if the caller is one, in task context.
- * Each worker's preempt notifier keeps blitz_running: the worker while it
- * runs on this CPU, NULL while another task does (worker.c). So in task
- * context the value names current or nobody, wherever we migrate after
- * the load; an interrupt that lands on a worker is not the worker.
+ * Each worker's preempt notifier keeps blitz_running: the worker's forks
+ * while it runs on this CPU, NULL while another task does (worker.c). So
+ * in task context the value names current or nobody, wherever we migrate
+ * after the load; an interrupt that lands on a worker is not the worker.
  */
 static inline struct blitz_worker *blitz_current_worker(void)
 {
-	return in_task() ? this_cpu_read(blitz_running) : NULL;
+	struct blitz_forks *forks = in_task() ? this_cpu_read(blitz_running) :
+						NULL;
+
+	/* The forks come first in a worker: NULL stays NULL. */
+	BUILD_BUG_ON(offsetof(struct blitz_worker, forks));
+	return container_of(forks, struct blitz_worker, forks);
 }
 
 static inline void blitz_stat_add(struct blitz_worker *w, enum blitz_stat s,
@@ -410,7 +366,6 @@ void blitz_share_exit(struct blitz_worker *w);
 void __blitz_share_idle(struct blitz_worker *w, unsigned long share);
 void blitz_ask(struct blitz_worker *asker, struct blitz_worker *v);
 void blitz_ask_busy(struct blitz_worker *w);
-void blitz_fork_slow(struct blitz_worker *w);
 bool blitz_loop_slow(struct blitz_worker *w);
 void blitz_promote(struct blitz_worker *w);
 void blitz_promote_switched_out(struct blitz_worker *w);
@@ -425,10 +380,10 @@ unsigned int __blitz_segment_open(struct blitz_worker *w);
  */
 static inline unsigned int blitz_segment_open(struct blitz_worker *w)
 {
-	unsigned int published = READ_ONCE(w->published);
+	unsigned int published = READ_ONCE(w->forks.published);
 
 	/* The usual case: nothing latent, nothing to hide. */
-	if (likely(published == w->depth))
+	if (likely(published == w->forks.depth))
 		return published;
 	return __blitz_segment_open(w);
 }
@@ -436,7 +391,7 @@ static inline unsigned int blitz_segment_open(struct blitz_worker *w)
 static inline void blitz_segment_close(struct blitz_worker *w,
 				       unsigned int published)
 {
-	WRITE_ONCE(w->published, published);
+	WRITE_ONCE(w->forks.published, published);
 }
 
 /*
@@ -447,7 +402,7 @@ static inline void blitz_segment_close(struct blitz_worker *w,
  */
 static inline void blitz_share_idle(struct blitz_worker *w)
 {
-	unsigned long share = READ_ONCE(w->share);
+	unsigned long share = READ_ONCE(w->forks.share);
 
 	WRITE_ONCE(w->busy, false);
 	if (share)
@@ -461,14 +416,8 @@ static inline void blitz_share_idle(struct blitz_worker *w)
 static inline void blitz_share_busy(struct blitz_worker *w, u64 c)
 {
 	WRITE_ONCE(w->busy, true);
-	if (blitz_inactive(c) && !READ_ONCE(w->share))
-		WRITE_ONCE(w->share, BLITZ_SHARE_COLD);
-}
-
-/* Whether the owner should leave a fork's fast path. */
-static inline bool blitz_fork_asked(struct blitz_worker *w)
-{
-	return (READ_ONCE(w->share) & BLITZ_SHARE_FORK) || need_resched();
+	if (blitz_inactive(c) && !READ_ONCE(w->forks.share))
+		WRITE_ONCE(w->forks.share, BLITZ_SHARE_COLD);
 }
 
 /* join.c */

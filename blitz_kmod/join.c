@@ -226,14 +226,13 @@ static void blitz_join_wait(struct blitz_worker *w, struct blitz_join_frame *f)
  * The join's frame @f, open at @i, was promoted: pop it back, moving the
  * jobs a submitted above it to the injection list, or wait for its thief.
  */
-static noinline void blitz_join_promoted(struct blitz_worker *w,
-					 struct blitz_join_frame *f,
-					 unsigned int i)
+static void blitz_join_promoted(struct blitz_worker *w,
+				struct blitz_join_frame *f, unsigned int i)
 {
 	struct blitz_job *job;
 
 	/* Frames i and up are joined: none is latent (P1). */
-	WRITE_ONCE(w->published, i);
+	WRITE_ONCE(w->forks.published, i);
 	blitz_race_window(BLITZ_RACE_JOIN_POP);
 	/* Above our frame, only what a submitted (P3). */
 	while ((job = blitz_deque_pop(&w->deque))) {
@@ -245,6 +244,22 @@ static noinline void blitz_join_promoted(struct blitz_worker *w,
 	}
 	blitz_join_wait(w, f);
 }
+
+/**
+ * __blitz_join_promoted - blitz_join(), when its frame was promoted
+ * @forks: the current worker's
+ * @f: the join's frame
+ * @i: where @f was open on the worker's latent stack
+ *
+ * Context: the worker, in task context, at the join.
+ */
+void __blitz_join_promoted(struct blitz_forks *forks,
+			   struct blitz_join_frame *f, unsigned int i)
+{
+	blitz_join_promoted(container_of(forks, struct blitz_worker, forks),
+			    f, i);
+}
+EXPORT_SYMBOL_NS_GPL(__blitz_join_promoted, BLITZ_NS);
 
 struct blitz_join_args {
 	void (*a)(void *arg);
@@ -260,102 +275,33 @@ static void blitz_join_in_pool(void *arg)
 	blitz_join(j->a, j->a_arg, j->b, j->b_arg);
 }
 
-static noinline void blitz_join_outside(void (*a)(void *arg), void *a_arg,
-					void (*b)(void *arg), void *b_arg)
+/**
+ * __blitz_join_slow - blitz_join(), outside a worker or too deep
+ * @a: the first function
+ * @a_arg: its argument
+ * @b: the second function
+ * @b_arg: its argument
+ *
+ * Outside a worker, the join runs in the default pool while the caller
+ * sleeps. A worker with every latent slot taken runs @a, then @b: its
+ * older frames give other workers enough to take.
+ *
+ * Context: process context or a blitz job; may sleep.
+ */
+void __blitz_join_slow(void (*a)(void *arg), void *a_arg,
+		       void (*b)(void *arg), void *b_arg)
 {
 	struct blitz_join_args j = { a, a_arg, b, b_arg };
 
 	might_sleep();
-	WARN_ON_ONCE(blitz_call(NULL, blitz_join_in_pool, &j));
-}
-
-/*
- * Open frame @f at @i, the next free slot of @w's latent stack. Its b must
- * be stored: from the depth store on, the sched_out notifier may promote
- * the frame.
- */
-static __always_inline void blitz_fork(struct blitz_worker *w,
-				       struct blitz_join_frame *f,
-				       unsigned int i)
-{
-	w->latent[i] = f;
-	barrier();
-	WRITE_ONCE(w->depth, i + 1);
-}
-
-/*
- * Close frame @f, open at @i: whether it is still latent, and b is ours
- * to run inline. The depth store first: from then on the notifier leaves
- * the frame alone (P1), and a promotion before it shows in published.
- */
-static __always_inline bool blitz_unfork(struct blitz_worker *w,
-					 unsigned int i)
-{
-	WRITE_ONCE(w->depth, i);
-	return i >= READ_ONCE(w->published);
-}
-
-/**
- * blitz_join - run two functions, possibly in parallel
- * @a: the first function, run by the caller
- * @a_arg: its argument
- * @b: the second function, offered to other workers
- * @b_arg: its argument
- *
- * Returns when both @a and @b have returned. Inside a worker, @a runs
- * inline, and @b runs inline after it unless another worker took it
- * meanwhile. @b is offered to other workers lazily, when one of them
- * wants work: at a later fork of the caller (a join or parallel loop in
- * @a), or when the caller blocks or is preempted in @a. So a join that
- * nobody needs costs about a function call, and @a may wait for @b to
- * run, by sleeping, as long as another worker is there to take it. An
- * @a that spins without forking keeps @b to itself. While a stolen @b
- * runs elsewhere, the caller runs only work that descends from @b (joins
- * @b makes), or sleeps: never an unrelated job, so the caller may hold a
- * lock that other jobs take. Jobs that @a submits are not run by the
- * join: they run later, like any submitted job. Outside a worker, the
- * whole join runs in the default pool and the caller sleeps until it is
- * done. Joins nest like function calls, on the caller's stack.
- *
- * Context: process context or a blitz job; may sleep.
- */
-void blitz_join(void (*a)(void *arg), void *a_arg,
-		void (*b)(void *arg), void *b_arg)
-{
-	struct blitz_worker *w = blitz_current_worker();
-	/*
-	 * Not zeroed (CONFIG_INIT_STACK_ALL_ZERO would, at every join): the
-	 * fork writes fn and arg, a promotion the rest.
-	 */
-	struct blitz_join_frame f __uninitialized;
-	unsigned int i;
-
-	if (unlikely(!w)) {
-		blitz_join_outside(a, a_arg, b, b_arg);
-		return;
-	}
-	/* might_sleep() without the voluntary preemption: see below. */
-	__might_sleep(__FILE__, __LINE__);
-	i = w->depth;
-	if (unlikely(i >= BLITZ_LATENT_MAX)) {
+	if (blitz_current_worker()) {
 		a(a_arg);
 		b(b_arg);
 		return;
 	}
-	f.fn = b;
-	f.arg = b_arg;
-	blitz_fork(w, &f, i);
-	/* A request, or a reschedule: the fork's preemption point. */
-	if (unlikely(blitz_fork_asked(w)))
-		blitz_fork_slow(w);
-	a(a_arg);
-	if (likely(blitz_unfork(w, i))) {
-		b(b_arg);
-		return;
-	}
-	blitz_join_promoted(w, &f, i);
+	WARN_ON_ONCE(blitz_call(NULL, blitz_join_in_pool, &j));
 }
-EXPORT_SYMBOL_NS_GPL(blitz_join, BLITZ_NS);
+EXPORT_SYMBOL_NS_GPL(__blitz_join_slow, BLITZ_NS);
 
 /* === Parallel loops === */
 
@@ -399,15 +345,15 @@ static noinline void blitz_loop_split(struct blitz_worker *w,
 		.lo = lo + (hi - lo) / 2,
 		.hi = hi,
 	};
-	unsigned int i = w->depth;
+	unsigned int i = w->forks.depth;
 
 	if (loop->init)
 		loop->init(loop, h.acc);
-	blitz_fork(w, &h.f, i);
+	__blitz_fork(&w->forks, &h.f, i);
 	/* Frames below i are promoted: h.f is latent[published]. */
 	blitz_promote(w);
 	blitz_loop_run(w, loop, lo, h.lo, acc);
-	if (blitz_unfork(w, i))
+	if (__blitz_unfork(&w->forks, i))
 		/* The deque was full: it stayed latent. */
 		blitz_loop_run(w, loop, h.lo, hi, h.acc);
 	else
@@ -433,8 +379,8 @@ void blitz_loop_run(struct blitz_worker *w, struct blitz_loop *loop,
 	unsigned long chunk = loop->chunk;
 
 	while (hi - lo > chunk) {
-		if (unlikely(blitz_fork_asked(w)) && blitz_loop_slow(w) &&
-		    w->depth < BLITZ_LATENT_MAX) {
+		if (unlikely(__blitz_fork_asked(&w->forks)) &&
+		    blitz_loop_slow(w) && w->forks.depth < BLITZ_LATENT_MAX) {
 			blitz_loop_split(w, loop, lo, hi, acc);
 			return;
 		}

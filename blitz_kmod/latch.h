@@ -22,6 +22,7 @@
 #define _BLITZ_LATCH_H
 
 #include <linux/atomic.h>
+#include <linux/blitz.h>
 
 enum blitz_latch_state {
 	BLITZ_LATCH_UNSET,
@@ -30,9 +31,7 @@ enum blitz_latch_state {
 	BLITZ_LATCH_SET,
 };
 
-struct blitz_latch {
-	atomic_t state;
-};
+/* struct blitz_latch is in <linux/blitz.h>: join frames embed one. */
 
 static inline void blitz_latch_init(struct blitz_latch *latch)
 {

@@ -25,7 +25,7 @@
  *    takes a mutex, lets another worker run b.
  *
  * The owner reads &blitz_worker.share at every fork, one relaxed load,
- * and acts on a request in its own task context (blitz_fork_slow()). It
+ * and acts on a request in its own task context (__blitz_fork_slow()). It
  * promotes at most once per share_interval_us, the cooldown: a request
  * within it arms the share timer, a one-shot hrtimer that renews the
  * request at the end of the cooldown if the owner is still busy and some
@@ -77,7 +77,7 @@ MODULE_PARM_DESC(share_interval_us,
  */
 void blitz_ask(struct blitz_worker *asker, struct blitz_worker *v)
 {
-	if (READ_ONCE(v->share))
+	if (READ_ONCE(v->forks.share))
 		return;
 	blitz_race_window(BLITZ_RACE_SHARE_ASK);
 	/*
@@ -87,7 +87,7 @@ void blitz_ask(struct blitz_worker *asker, struct blitz_worker *v)
 	 * request either precedes, and is seen, or follows, and stays
 	 * (litmus/share-request-clear.litmus).
 	 */
-	WRITE_ONCE(v->share, BLITZ_SHARE_ASK);
+	WRITE_ONCE(v->forks.share, BLITZ_SHARE_ASK);
 	blitz_stat_inc(asker, BLITZ_STAT_SHARE_REQUESTS);
 }
 
@@ -116,7 +116,7 @@ static enum hrtimer_restart blitz_share_timer_fn(struct hrtimer *t)
 					      share_timer);
 	u64 c = blitz_counters_load(&w->pool->counters);
 
-	WRITE_ONCE(w->share, READ_ONCE(w->busy) && blitz_inactive(c) ?
+	WRITE_ONCE(w->forks.share, READ_ONCE(w->busy) && blitz_inactive(c) ?
 			     BLITZ_SHARE_ASK : 0);
 	return HRTIMER_NORESTART;
 }
@@ -177,7 +177,7 @@ void __blitz_share_idle(struct blitz_worker *w, unsigned long share)
 	/* Only the owner writes WAIT, and the timer replaces it. */
 	if (share == BLITZ_SHARE_WAIT)
 		hrtimer_cancel(&w->share_timer);
-	WRITE_ONCE(w->share, 0);
+	WRITE_ONCE(w->forks.share, 0);
 }
 
 /*
@@ -189,8 +189,8 @@ unsigned int __blitz_segment_open(struct blitz_worker *w)
 	unsigned int published;
 
 	preempt_disable();
-	published = w->published;
-	WRITE_ONCE(w->published, w->depth);
+	published = w->forks.published;
+	WRITE_ONCE(w->forks.published, w->forks.depth);
 	preempt_enable();
 	return published;
 }
@@ -206,9 +206,9 @@ static bool blitz_promote_one(struct blitz_worker *w)
 {
 	struct blitz_join_frame *f;
 
-	if (w->published >= w->depth)
+	if (w->forks.published >= w->forks.depth)
 		return false;
-	f = w->latent[w->published];
+	f = w->forks.latent[w->forks.published];
 	f->job = (struct blitz_job)BLITZ_JOB_INIT(blitz_join_stolen);
 	blitz_latch_init(&f->latch);
 	f->owner = w->task;
@@ -220,7 +220,7 @@ static bool blitz_promote_one(struct blitz_worker *w)
 		blitz_stat_inc(w, BLITZ_STAT_OVERFLOWS);
 		return false;
 	}
-	WRITE_ONCE(w->published, w->published + 1);
+	WRITE_ONCE(w->forks.published, w->forks.published + 1);
 	blitz_stat_inc(w, BLITZ_STAT_PROMOTED);
 	trace_blitz_join_promote(w->pool->name, w->index, f->fn);
 	return true;
@@ -286,7 +286,7 @@ static bool blitz_share(struct blitz_worker *w, bool loop)
 {
 	u64 interval = (u64)READ_ONCE(blitz_share_interval_us) * NSEC_PER_USEC;
 	/* Fully ordered: a request is seen or stays for the next fork. */
-	unsigned long req = xchg(&w->share, 0);
+	unsigned long req = xchg(&w->forks.share, 0);
 	u64 now = local_clock();
 
 	if (req & BLITZ_SHARE_COLD)
@@ -295,33 +295,35 @@ static bool blitz_share(struct blitz_worker *w, bool loop)
 		return false;
 	if (now - w->promoted_at < interval) {
 		/* Askers see WAIT and leave it: the timer renews the request. */
-		WRITE_ONCE(w->share, BLITZ_SHARE_WAIT);
+		WRITE_ONCE(w->forks.share, BLITZ_SHARE_WAIT);
 		hrtimer_start(&w->share_timer,
 			      ns_to_ktime(w->promoted_at + interval - now),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 		return false;
 	}
-	if (READ_ONCE(w->published) == w->depth)
+	if (READ_ONCE(w->forks.published) == w->forks.depth)
 		return loop;
 	blitz_promote(w);
 	return false;
 }
 
 /**
- * blitz_fork_slow - a fork found a request, or the CPU wanted
- * @w: the current worker
+ * __blitz_fork_slow - a fork found a request, or the CPU wanted
+ * @forks: the current worker's
  *
  * The fork's voluntary preemption point too: a tree of latent joins calls
  * nothing else that could reschedule.
  *
- * Context: the owner, in task context.
+ * Context: the owner, in task context, at a fork of blitz_join().
  */
-void blitz_fork_slow(struct blitz_worker *w)
+void __blitz_fork_slow(struct blitz_forks *forks)
 {
 	cond_resched();
-	if (READ_ONCE(w->share) & BLITZ_SHARE_FORK)
-		blitz_share(w, false);
+	if (READ_ONCE(forks->share) & BLITZ_SHARE_FORK)
+		blitz_share(container_of(forks, struct blitz_worker, forks),
+			    false);
 }
+EXPORT_SYMBOL_NS_GPL(__blitz_fork_slow, BLITZ_NS);
 
 /**
  * blitz_loop_slow - a parallel loop's chunk boundary found a request
@@ -334,5 +336,5 @@ void blitz_fork_slow(struct blitz_worker *w)
 bool blitz_loop_slow(struct blitz_worker *w)
 {
 	cond_resched();
-	return (READ_ONCE(w->share) & BLITZ_SHARE_FORK) && blitz_share(w, true);
+	return (READ_ONCE(w->forks.share) & BLITZ_SHARE_FORK) && blitz_share(w, true);
 }

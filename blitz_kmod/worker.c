@@ -149,7 +149,7 @@ static void blitz_run(struct blitz_worker *w, struct blitz_job *job,
 		      void (*func)(struct blitz_job *job),
 		      struct blitz_group *group)
 {
-	unsigned int depth = w->depth, published;
+	unsigned int depth = w->forks.depth, published;
 	struct blitz_context ctx;
 
 	blitz_context_save(&ctx);
@@ -163,7 +163,7 @@ static void blitz_run(struct blitz_worker *w, struct blitz_job *job,
 	if (group)
 		lock_map_release(&group->lockdep_map);
 	/* Its frames are joined, as a function's calls return. */
-	WARN_ON_ONCE(w->depth != depth);
+	WARN_ON_ONCE(w->forks.depth != depth);
 	blitz_segment_close(w, published);
 	blitz_stat_inc(w, BLITZ_STAT_EXECUTED);
 	blitz_check_leaks(&ctx, func);
@@ -250,19 +250,24 @@ static void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
 /* === Which worker runs here === */
 
 /*
- * The worker running on each CPU, or NULL: blitz_current_worker() in
- * one load, where asking the kthread costs two calls. Each worker's
- * preempt notifier sets it when the worker is scheduled in and clears it
- * when the worker is scheduled out, on that CPU (KVM keeps its running
- * vCPU the same way). Written only by the CPU's own scheduler path or by
- * the worker itself with preemption off.
+ * The forks of the worker running on each CPU, or NULL: blitz_join()
+ * finds its worker inline, and blitz_current_worker() in one load, where
+ * asking the kthread costs two calls. Each worker's preempt notifier sets
+ * it when the worker is scheduled in and clears it when the worker is
+ * scheduled out, on that CPU (KVM keeps its running vCPU the same way).
+ * Written only by the CPU's own scheduler path or by the worker itself
+ * with preemption off. Exported for blitz_join()'s fast path, inline in
+ * client modules; per-CPU exports have no namespaced form.
  */
-DEFINE_PER_CPU(struct blitz_worker *, blitz_running);
+DEFINE_PER_CPU(struct blitz_forks *, blitz_running);
+EXPORT_PER_CPU_SYMBOL_GPL(blitz_running);
 
 static void blitz_sched_in(struct preempt_notifier *pn, int cpu)
 {
-	this_cpu_write(blitz_running,
-		       container_of(pn, struct blitz_worker, running));
+	struct blitz_worker *w = container_of(pn, struct blitz_worker,
+					      running);
+
+	this_cpu_write(blitz_running, &w->forks);
 }
 
 /*
@@ -277,7 +282,7 @@ static void blitz_sched_out(struct preempt_notifier *pn,
 					      running);
 
 	this_cpu_write(blitz_running, NULL);
-	if (w->published < w->depth)
+	if (w->forks.published < w->forks.depth)
 		blitz_promote_switched_out(w);
 }
 
@@ -301,7 +306,7 @@ static void blitz_running_start(struct blitz_worker *w)
 {
 	preempt_notifier_init(&w->running, &blitz_running_ops);
 	preempt_disable();
-	this_cpu_write(blitz_running, w);
+	this_cpu_write(blitz_running, &w->forks);
 	preempt_notifier_register(&w->running);
 	preempt_enable();
 }

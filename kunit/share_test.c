@@ -28,7 +28,7 @@ static u64 share_stat(struct blitz_worker *w, enum blitz_stat s)
 /* Ask the current worker, as a thief would, and fork so that it acts. */
 static void share_ask_self(void)
 {
-	WRITE_ONCE(blitz_current_worker()->share, BLITZ_SHARE_ASK);
+	WRITE_ONCE(blitz_current_worker()->forks.share, BLITZ_SHARE_ASK);
 	blitz_join(fib_join, &(struct fib){ 2 }, fib_join, &(struct fib){ 1 });
 }
 
@@ -77,13 +77,13 @@ static void nest_a(void *arg)
 	n->w = w;
 	for (i = 0; i < n->asks; i++)
 		share_ask_self();
-	n->published = w->published;
-	n->depth = w->depth;
+	n->published = w->forks.published;
+	n->depth = w->forks.depth;
 	/* The promoted frames are the oldest, in order, bottom to top. */
 	n->oldest_first = true;
 	for (i = 0; i < n->published; i++)
 		n->oldest_first &= blitz_deque_job(w->deque.slots[(w->deque.top + i) &
-				   BLITZ_DEQUE_MASK]) == &w->latent[i]->job;
+				   BLITZ_DEQUE_MASK]) == &w->forks.latent[i]->job;
 }
 
 static void nest_root(void *arg)
@@ -164,11 +164,11 @@ static void share_cooldown_root(void *arg)
 
 	share_ask_self();		/* promotes */
 	share_ask_self();		/* within the cooldown */
-	seen[0] = READ_ONCE(w->share);
+	seen[0] = READ_ONCE(w->forks.share);
 	seen[1] = hrtimer_active(&w->share_timer);
-	while (READ_ONCE(w->share) == BLITZ_SHARE_WAIT)
+	while (READ_ONCE(w->forks.share) == BLITZ_SHARE_WAIT)
 		blitz_test_relax();
-	seen[2] = READ_ONCE(w->share);
+	seen[2] = READ_ONCE(w->forks.share);
 }
 
 static void share_test_cooldown(struct kunit *test)
@@ -240,7 +240,7 @@ static void steal_a(void *arg)
 		preempt_disable();
 		while (time_before(jiffies, end))
 			cpu_relax();
-		s->asked_in_leaf = READ_ONCE(w->share) == BLITZ_SHARE_ASK;
+		s->asked_in_leaf = READ_ONCE(w->forks.share) == BLITZ_SHARE_ASK;
 
 		s->b_in_leaf = completion_done(&s->b_ran);
 		preempt_enable();
@@ -352,7 +352,7 @@ static void lazy_fn(unsigned long lo, unsigned long hi, void *arg)
 	for (i = lo; i < hi; i++)
 		atomic_inc(&l->hits[i]);
 	if (lo <= l->ask_at && l->ask_at < hi)
-		WRITE_ONCE(blitz_current_worker()->share, BLITZ_SHARE_ASK);
+		WRITE_ONCE(blitz_current_worker()->forks.share, BLITZ_SHARE_ASK);
 }
 
 static void lazy_loop(void *arg)
@@ -425,7 +425,7 @@ static void share_test_idle_no_timer(struct kunit *test)
 	for (i = 0; i < pool->nr_workers; i++) {
 		KUNIT_EXPECT_FALSE(test,
 				   hrtimer_active(&pool->workers[i]->share_timer));
-		KUNIT_EXPECT_EQ(test, READ_ONCE(pool->workers[i]->share), 0UL);
+		KUNIT_EXPECT_EQ(test, READ_ONCE(pool->workers[i]->forks.share), 0UL);
 	}
 	KUNIT_EXPECT_TRUE(test, share_all_asleep(pool));
 	blitz_pool_destroy(pool);

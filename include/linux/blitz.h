@@ -10,8 +10,13 @@
 #define _LINUX_BLITZ_H
 
 #include <linux/atomic.h>
+#include <linux/compiler.h>
+#include <linux/kernel.h>
 #include <linux/llist.h>
 #include <linux/lockdep_types.h>
+#include <linux/percpu-defs.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 #include <linux/version.h>
 
@@ -145,8 +150,6 @@ int blitz_submit(struct blitz_pool *pool, struct blitz_job *job);
 struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers);
 void blitz_pool_destroy(struct blitz_pool *pool);
 int blitz_call(struct blitz_pool *pool, void (*fn)(void *arg), void *arg);
-void blitz_join(void (*a)(void *arg), void *a_arg,
-		void (*b)(void *arg), void *b_arg);
 int blitz_parallel_for(unsigned long start, unsigned long end,
 		       unsigned long grain,
 		       void (*fn)(unsigned long lo, unsigned long hi, void *arg),
@@ -163,5 +166,194 @@ int blitz_parallel_reduce(unsigned long start, unsigned long end,
 			  void *arg);
 void blitz_sort(void *base, size_t num, size_t size,
 		cmp_func_t cmp, swap_func_t swap);
+
+/*
+ * blitz_join()'s fast path is inline: a join that nobody needs costs a
+ * few plain loads and stores around the calls of a and b, which the
+ * compiler sees. What it touches is private to blitz; share.c and
+ * join.c in blitz_kmod/ say how the rest works.
+ */
+
+/* Latent join frames a worker keeps; deeper joins run a, then b, inline. */
+#define BLITZ_LATENT_MAX	128
+
+/* &blitz_forks.share: why the owner should look at its latent frames. */
+#define BLITZ_SHARE_ASK		BIT(0)	/* promote the oldest latent frame */
+#define BLITZ_SHARE_COLD	BIT(1)	/* start sharing one interval from now */
+#define BLITZ_SHARE_WAIT	BIT(2)	/* cooling down, share timer armed */
+#define BLITZ_SHARE_FORK	(BLITZ_SHARE_ASK | BLITZ_SHARE_COLD)
+
+/**
+ * struct blitz_latch - private: what a worker waits on (blitz_kmod/latch.h)
+ * @state: UNSET, SLEEPY, SLEEPING or SET
+ */
+struct blitz_latch {
+	atomic_t state;
+};
+
+struct blitz_call_frame;
+struct blitz_worker;
+
+/**
+ * struct blitz_join_frame - private: a join's b, on the joiner's stack
+ * @fn: b, stored at the fork
+ * @arg: its argument, stored at the fork
+ * @job: queued on the deque when the frame is promoted
+ * @latch: set by the thief that ran b
+ * @owner: the joining worker's task
+ * @origin: the joiner's blitz_call() when the frame was promoted
+ * @thief: the worker running b, published with release
+ * @thief_base: the thief's deque bottom when b started: frames pushed from
+ *		there on, while b runs, descend from b
+ * @given_back: a joiner that stole the frame but may not run it gave it
+ *		back; the owner runs b
+ *
+ * A fork writes only @fn and @arg; the rest is written when the frame is
+ * promoted, before the push that publishes it.
+ */
+struct blitz_join_frame {
+	void (*fn)(void *arg);
+	void *arg;
+	struct blitz_job job;
+	struct blitz_latch latch;
+	struct task_struct *owner;
+	struct blitz_call_frame *origin;
+	struct blitz_worker *thief;
+	long thief_base;
+	bool given_back;
+};
+
+/**
+ * struct blitz_forks - private: a worker's open join frames
+ * @depth: join frames open on the worker, latent or promoted
+ * @published: frames [0, @published) of the current segment are promoted,
+ *	       [@published, @depth) latent
+ * @latent: the open join frames, oldest first
+ * @share: share requests, BLITZ_SHARE_*: written by other workers and the
+ *	   worker's share timer, read at every fork
+ *
+ * The first member of a worker. @depth, @published and @latent are the
+ * worker's own, and its sched_out notifier's, which runs in its context.
+ */
+struct blitz_forks {
+	unsigned int depth;
+	unsigned int published;
+	struct blitz_join_frame *latent[BLITZ_LATENT_MAX];
+	unsigned long share ____cacheline_aligned_in_smp;
+};
+
+/* The fork state of the worker running on each CPU, or NULL. */
+DECLARE_PER_CPU(struct blitz_forks *, blitz_running);
+
+void __blitz_join_slow(void (*a)(void *arg), void *a_arg,
+		       void (*b)(void *arg), void *b_arg);
+void __blitz_fork_slow(struct blitz_forks *forks);
+void __blitz_join_promoted(struct blitz_forks *forks,
+			   struct blitz_join_frame *f, unsigned int i);
+
+/*
+ * Open frame @f at @i, the next free slot of the current worker's latent
+ * stack. Its b is stored first: from the depth store on, the sched_out
+ * notifier, in our context, may promote the frame.
+ */
+static __always_inline void __blitz_fork(struct blitz_forks *forks,
+					 struct blitz_join_frame *f,
+					 unsigned int i)
+{
+	forks->latent[i] = f;
+	barrier();
+	WRITE_ONCE(forks->depth, i + 1);
+}
+
+/*
+ * Close the frame open at @i: whether it is still latent, and b is ours
+ * to run inline. The depth store first: from then on the notifier leaves
+ * the frame alone, and a promotion before it shows in published.
+ */
+static __always_inline bool __blitz_unfork(struct blitz_forks *forks,
+					   unsigned int i)
+{
+	WRITE_ONCE(forks->depth, i);
+	return i >= READ_ONCE(forks->published);
+}
+
+/*
+ * Whether a fork should leave its fast path: a request, or a reschedule
+ * that cond_resched() would take (on x86, one load of the preempt count,
+ * where need_resched() takes two).
+ */
+static __always_inline bool __blitz_fork_asked(struct blitz_forks *forks)
+{
+	return (READ_ONCE(forks->share) & BLITZ_SHARE_FORK) ||
+	       should_resched(0);
+}
+
+/**
+ * blitz_join - run two functions, possibly in parallel
+ * @a: the first function, run by the caller
+ * @a_arg: its argument
+ * @b: the second function, offered to other workers
+ * @b_arg: its argument
+ *
+ * Returns when both @a and @b have returned. Inside a worker, @a runs
+ * inline, and @b runs inline after it unless another worker took it
+ * meanwhile. @b is offered to other workers lazily, when one of them
+ * wants work: at a later fork of the caller (a join or parallel loop in
+ * @a), or when the caller blocks or is preempted in @a. So a join that
+ * nobody needs costs a few plain loads and stores around the two calls,
+ * and @a may wait for @b to run, by sleeping, as long as another worker
+ * is there to take it. An @a that spins without forking keeps @b to
+ * itself. While a stolen @b runs elsewhere, the caller runs only work
+ * that descends from @b (joins @b makes), or sleeps: never an unrelated
+ * job, so the caller may hold a lock that other jobs take. Jobs that @a
+ * submits are not run by the join: they run later, like any submitted
+ * job. Outside a worker, the whole join runs in the default pool and the
+ * caller sleeps until it is done. Joins nest like function calls, on the
+ * caller's stack.
+ *
+ * Inline: in a worker, the fork records @b's frame on the worker's
+ * private stack of latent frames with plain stores, and the join finds
+ * it still latent with one load, unless a share request or a reschedule
+ * is pending at the fork.
+ *
+ * Context: process context or a blitz job; may sleep.
+ */
+static __always_inline void blitz_join(void (*a)(void *arg), void *a_arg,
+				       void (*b)(void *arg), void *b_arg)
+{
+	/*
+	 * In task context, the worker running here is current or nobody,
+	 * wherever we migrate after the load: each worker's preempt
+	 * notifier sets blitz_running when the worker is switched in and
+	 * clears it when it is switched out.
+	 */
+	struct blitz_forks *s = in_task() ? this_cpu_read(blitz_running) :
+					    NULL;
+	/*
+	 * Not zeroed (CONFIG_INIT_STACK_ALL_ZERO would, at every join): the
+	 * fork writes fn and arg, a promotion the rest.
+	 */
+	struct blitz_join_frame f __uninitialized;
+	unsigned int i;
+
+	if (unlikely(!s || s->depth >= BLITZ_LATENT_MAX)) {
+		__blitz_join_slow(a, a_arg, b, b_arg);
+		return;
+	}
+	/* might_sleep() without the voluntary preemption: see below. */
+	__might_sleep(__FILE__, __LINE__);
+	i = s->depth;
+	f.fn = b;
+	f.arg = b_arg;
+	__blitz_fork(s, &f, i);
+	/* The fork's preemption point, and where requests are heard. */
+	if (unlikely(__blitz_fork_asked(s)))
+		__blitz_fork_slow(s);
+	a(a_arg);
+	if (likely(__blitz_unfork(s, i)))
+		b(b_arg);
+	else
+		__blitz_join_promoted(s, &f, i);
+}
 
 #endif /* _LINUX_BLITZ_H */
