@@ -63,6 +63,9 @@ static unsigned int fib_n = 27;
 module_param(fib_n, uint, 0444);
 static unsigned int tree_log2 = 24;
 module_param(tree_log2, uint, 0444);
+static unsigned int tree_small_loops = 1000;
+module_param(tree_small_loops, uint, 0444);
+MODULE_PARM_DESC(tree_small_loops, "sums of tree1023 per timed run");
 static unsigned int burst_jobs = 200000;
 module_param(burst_jobs, uint, 0444);
 MODULE_PARM_DESC(burst_jobs, "jobs per run of burst, percpu and scale");
@@ -192,17 +195,15 @@ static void bench_interleave(const char *workload,
 }
 
 /*
- * The floor of a fork-join with blitz_join()'s signature: a function that
- * calls a, then b, through their pointers, and nothing else. The same
- * recursions through it show what the call structure costs, apart from
- * what blitz does. The pointers are hidden from the optimiser, which
- * would otherwise turn the calls direct in a copy for these callers.
+ * The floor of a fork-join with blitz_join()'s signature: a join that
+ * calls a, then b, inline, as blitz_join()'s fast path does, and nothing
+ * else (Chili's join_no_overhead). The same recursions through it show
+ * what the shape of the API costs (arguments and results in memory, a
+ * call for each half) apart from what blitz does.
  */
-static noinline void bench_calls(void (*a)(void *arg), void *a_arg,
-				 void (*b)(void *arg), void *b_arg)
+static __always_inline void bench_calls(void (*a)(void *arg), void *a_arg,
+					void (*b)(void *arg), void *b_arg)
 {
-	OPTIMIZER_HIDE_VAR(a);
-	OPTIMIZER_HIDE_VAR(b);
 	a(a_arg);
 	b(b_arg);
 }
@@ -376,41 +377,57 @@ static void tree_sum_calls(void *arg)
 struct tree_bench {
 	struct tree_node *root;
 	long want;
+	unsigned int loops;
+	u64 ns;
 	struct blitz_pool *one;
 };
 
+/* ns per sum of @loops sums by @sum, which fills a struct tree_arg. */
+static u64 tree_loop_ns(struct tree_bench *b, void (*sum)(void *arg))
+{
+	struct tree_arg t = { b->root };
+	u64 t0 = ktime_get_ns();
+	unsigned int i;
+
+	for (i = 0; i < b->loops; i++) {
+		sum(&t);
+		if (t.sum != b->want)
+			pr_err("tree sum mismatch\n");
+		/* Each sum is made: none is hoisted out of the loop. */
+		barrier();
+	}
+	return (ktime_get_ns() - t0) / b->loops;
+}
+
+static void tree_sum_seq_arg(void *arg)
+{
+	struct tree_arg *t = arg;
+
+	t->sum = tree_sum_seq(t->node);
+}
+
 static u64 tree_seq_ns(void *arg)
 {
-	struct tree_bench *b = arg;
-	u64 t0 = ktime_get_ns();
-
-	if (tree_sum_seq(b->root) != b->want)
-		pr_err("tree sum mismatch\n");
-	return ktime_get_ns() - t0;
+	return tree_loop_ns(arg, tree_sum_seq_arg);
 }
 
 static u64 tree_calls_ns(void *arg)
 {
-	struct tree_bench *b = arg;
-	struct tree_arg t = { b->root };
-	u64 t0 = ktime_get_ns();
-
-	tree_sum_calls(&t);
-	if (t.sum != b->want)
-		pr_err("tree sum mismatch\n");
-	return ktime_get_ns() - t0;
+	return tree_loop_ns(arg, tree_sum_calls);
 }
 
-/* From a plain task, as a user calls it: blitz_call() and its wake-ups. */
+/* In a worker, as a recursion of the pool's own runs it. */
+static void tree_blitz_loop(void *arg)
+{
+	struct tree_bench *b = arg;
+
+	b->ns = tree_loop_ns(b, tree_sum_join);
+}
+
 static u64 tree_blitz_in(struct tree_bench *b, struct blitz_pool *pool)
 {
-	struct tree_arg t = { b->root };
-	u64 t0 = ktime_get_ns();
-
-	blitz_call(pool, tree_sum_join, &t);
-	if (t.sum != b->want)
-		pr_err("tree sum mismatch\n");
-	return ktime_get_ns() - t0;
+	blitz_call(pool, tree_blitz_loop, b);
+	return b->ns;
 }
 
 static u64 tree_blitz_one_ns(void *arg)
@@ -425,17 +442,38 @@ static u64 tree_blitz_ns(void *arg)
 	return tree_blitz_in(arg, NULL);
 }
 
-static void bench_tree_one(unsigned int depth, const char *name,
-			   struct blitz_pool *one)
+/*
+ * One sum from a plain task, as a user calls it: blitz_call() into a
+ * sleeping pool, and the wake-ups there and back.
+ */
+static u64 tree_blitz_call_ns(void *arg)
+{
+	struct tree_bench *b = arg;
+	struct tree_arg t = { b->root };
+	u64 t0 = ktime_get_ns();
+
+	blitz_call(NULL, tree_sum_join, &t);
+	if (t.sum != b->want)
+		pr_err("tree sum mismatch\n");
+	return ktime_get_ns() - t0;
+}
+
+/*
+ * A tree of 2^(@depth + 1) - 1 nodes, summed @loops times per timed run
+ * (a small tree's sum is shorter than a clock tick in UML).
+ */
+static void bench_tree_one(unsigned int depth, unsigned int loops,
+			   const char *name, struct blitz_pool *one)
 {
 	static const struct bench_variant v[] = {
 		{ "sequential_ns", tree_seq_ns, "ns" },
 		{ "calls_ns", tree_calls_ns, "ns" },
 		{ "blitz_1worker_ns", tree_blitz_one_ns, "ns" },
 		{ "blitz_ns", tree_blitz_ns, "ns" },
+		{ "blitz_call_ns", tree_blitz_call_ns, "ns" },
 	};
 	unsigned long nr = (1UL << (depth + 1)) - 1, next = 0;
-	struct tree_bench b = { .one = one };
+	struct tree_bench b = { .one = one, .loops = max(loops, 1U) };
 	struct tree_node *nodes;
 	u64 med[ARRAY_SIZE(v)];
 
@@ -448,6 +486,9 @@ static void bench_tree_one(unsigned int depth, const char *name,
 	report_ratio(name, "calls_vs_seq_x100", med[1], med[0]);
 	report_ratio(name, "blitz_1worker_vs_seq_x100", med[2], med[0]);
 	report_ratio(name, "blitz_vs_seq_x100", med[3], med[0]);
+	report_ratio(name, "blitz_call_vs_seq_x100", med[4], med[0]);
+	report_ratio(name, "blitz_1worker_vs_calls_x100", med[2], med[1]);
+	report_ratio(name, "blitz_vs_calls_x100", med[3], med[1]);
 	report_ratio(name, "speedup_x100", med[0], med[3]);
 	report_ratio(name, "speedup_vs_1worker_x100", med[2], med[3]);
 	vfree(nodes);
@@ -461,9 +502,9 @@ static void bench_tree(void)
 
 	if (IS_ERR(one))
 		return;
-	bench_tree_one(9, "tree1023", one);
+	bench_tree_one(9, tree_small_loops, "tree1023", one);
 	snprintf(name, sizeof(name), "tree2^%u", tree_log2);
-	bench_tree_one(tree_log2 - 1, name, one);
+	bench_tree_one(tree_log2 - 1, 1, name, one);
 	blitz_pool_destroy(one);
 }
 
