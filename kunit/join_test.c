@@ -204,6 +204,76 @@ static void join_test_many(struct kunit *test)
 	blitz_pool_destroy(pool);
 }
 
+/* === Beyond BLITZ_LATENT_MAX open frames === */
+
+struct full {
+	unsigned int depth_inner, depth_after;
+	int a_runs, b_runs, inner_a, inner_b;
+};
+
+static void full_inner_a(void *arg)
+{
+	struct full *s = arg;
+
+	s->inner_a++;
+	s->depth_inner = blitz_current_worker()->forks.depth;
+}
+
+static void full_inner_b(void *arg)
+{
+	((struct full *)arg)->inner_b++;
+}
+
+/* Joins with every latent slot taken: a, then b, inline (out of line). */
+static void full_a(void *arg)
+{
+	struct full *s = arg;
+
+	s->a_runs++;
+	blitz_join(full_inner_a, s, full_inner_b, s);
+}
+
+static void full_b(void *arg)
+{
+	((struct full *)arg)->b_runs++;
+}
+
+/*
+ * A kernel stack holds fewer than BLITZ_LATENT_MAX nested joins of any
+ * real function: pretend the frames below ours are open and promoted
+ * (nothing latent, so nothing reads their slots), in a pool of one
+ * worker, where nothing is promoted on a switch.
+ */
+static void full_stack(void *arg)
+{
+	struct blitz_forks *forks = &blitz_current_worker()->forks;
+	unsigned int depth = forks->depth, published = forks->published;
+
+	WRITE_ONCE(forks->depth, BLITZ_LATENT_MAX - 1);
+	WRITE_ONCE(forks->published, BLITZ_LATENT_MAX - 1);
+	blitz_join(full_a, arg, full_b, arg);
+	((struct full *)arg)->depth_after = forks->depth;
+	WRITE_ONCE(forks->published, published);
+	WRITE_ONCE(forks->depth, depth);
+}
+
+static void join_test_full_stack(struct kunit *test)
+{
+	struct blitz_pool *pool = blitz_pool_create("kunit-full", 1);
+	struct full s = {};
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, full_stack, &s), 0);
+	blitz_pool_destroy(pool);
+	/* The last slot was taken by the outer join, not by the inner one. */
+	KUNIT_EXPECT_EQ(test, s.depth_inner, BLITZ_LATENT_MAX);
+	KUNIT_EXPECT_EQ(test, s.depth_after, BLITZ_LATENT_MAX - 1);
+	KUNIT_EXPECT_EQ(test, s.a_runs, 1);
+	KUNIT_EXPECT_EQ(test, s.b_runs, 1);
+	KUNIT_EXPECT_EQ(test, s.inner_a, 1);
+	KUNIT_EXPECT_EQ(test, s.inner_b, 1);
+}
+
 /* === Parallel loops === */
 
 struct cover {
@@ -289,6 +359,7 @@ static struct kunit_case join_test_cases[] = {
 	KUNIT_CASE(join_test_stolen_sleeps),
 	KUNIT_CASE(join_test_in_job),
 	KUNIT_CASE_SLOW(join_test_many),
+	KUNIT_CASE(join_test_full_stack),
 	KUNIT_CASE(join_test_parallel_for),
 	KUNIT_CASE(join_test_errors),
 	KUNIT_CASE(join_test_idle_destroy),
