@@ -2,16 +2,16 @@
 /*
  * Latent join frames: when a fork becomes visible to other workers.
  *
- * A fork (blitz_join(), a parallel loop's split) records its frame on its
- * worker's private stack of open frames, &blitz_worker.latent, with plain
- * stores: no atomic, no barrier, nothing another CPU reads. The frame is
- * latent: if nobody wants work before the join, b runs inline and the
- * fork cost about a function call. The worker promotes its oldest latent
- * frame, pushing it on its Chase-Lev deque where thieves steal it, only
- * when someone could use it:
+ * A fork (blitz_join(), inline in <linux/blitz.h>, or a parallel loop's
+ * split) records its frame on its worker's private stack of open frames,
+ * &blitz_forks.latent, with plain stores: no atomic, no barrier, nothing
+ * another CPU reads. The frame is latent: if nobody wants work before the
+ * join, b runs inline and the fork cost a few loads and stores. The
+ * worker promotes its oldest latent frame, pushing it on its Chase-Lev
+ * deque where thieves steal it, only when someone could use it:
  *
  *  - an idle worker that found nothing asks every busy worker
- *    (BLITZ_SHARE_ASK in &blitz_worker.share) when it starts looking
+ *    (BLITZ_SHARE_ASK in &blitz_forks.share) when it starts looking
  *    and again before it grows sleepy;
  *  - a joiner waiting for a stolen b asks the thief running b, whose
  *    frames descend from b;
@@ -24,7 +24,7 @@
  *    run them meanwhile. So an a() that sleeps until its b has run, or
  *    takes a mutex, lets another worker run b.
  *
- * The owner reads &blitz_worker.share at every fork, one relaxed load,
+ * The owner reads &blitz_forks.share at every fork, one relaxed load,
  * and acts on a request in its own task context (__blitz_fork_slow()). It
  * promotes at most once per share_interval_us, the cooldown: a request
  * within it arms the share timer, a one-shot hrtimer that renews the
