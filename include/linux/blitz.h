@@ -327,8 +327,8 @@ static __always_inline void blitz_join(void (*a)(void *arg), void *a_arg,
 	 * notifier sets blitz_running when the worker is switched in and
 	 * clears it when it is switched out.
 	 */
-	struct blitz_forks *s = in_task() ? this_cpu_read(blitz_running) :
-					    NULL;
+	struct blitz_forks *forks = in_task() ? this_cpu_read(blitz_running) :
+						NULL;
 	/*
 	 * Not zeroed (CONFIG_INIT_STACK_ALL_ZERO would, at every join): the
 	 * fork writes fn and arg, a promotion the rest.
@@ -336,24 +336,24 @@ static __always_inline void blitz_join(void (*a)(void *arg), void *a_arg,
 	struct blitz_join_frame f __uninitialized;
 	unsigned int i;
 
-	if (unlikely(!s || s->depth >= BLITZ_LATENT_MAX)) {
+	if (unlikely(!forks || forks->depth >= BLITZ_LATENT_MAX)) {
 		__blitz_join_slow(a, a_arg, b, b_arg);
 		return;
 	}
 	/* might_sleep() without the voluntary preemption: see below. */
 	__might_sleep(__FILE__, __LINE__);
-	i = s->depth;
+	i = forks->depth;
 	f.fn = b;
 	f.arg = b_arg;
-	__blitz_fork(s, &f, i);
+	__blitz_fork(forks, &f, i);
 	/* The fork's preemption point, and where requests are heard. */
-	if (unlikely(__blitz_fork_asked(s)))
-		__blitz_fork_slow(s);
+	if (unlikely(__blitz_fork_asked(forks)))
+		__blitz_fork_slow(forks);
 	a(a_arg);
-	if (likely(__blitz_unfork(s, i)))
+	if (likely(__blitz_unfork(forks, i)))
 		b(b_arg);
 	else
-		__blitz_join_promoted(s, &f, i);
+		__blitz_join_promoted(forks, &f, i);
 }
 
 #endif /* _LINUX_BLITZ_H */
