@@ -117,7 +117,7 @@ static enum hrtimer_restart blitz_share_timer_fn(struct hrtimer *t)
 	u64 c = blitz_counters_load(&w->pool->counters);
 
 	WRITE_ONCE(w->forks.share, READ_ONCE(w->busy) && blitz_inactive(c) ?
-			     BLITZ_SHARE_ASK : 0);
+				   BLITZ_SHARE_ASK : 0);
 	return HRTIMER_NORESTART;
 }
 
