@@ -336,5 +336,6 @@ EXPORT_SYMBOL_NS_GPL(__blitz_fork_slow, BLITZ_NS);
 bool blitz_loop_slow(struct blitz_worker *w)
 {
 	cond_resched();
-	return (READ_ONCE(w->forks.share) & BLITZ_SHARE_FORK) && blitz_share(w, true);
+	return (READ_ONCE(w->forks.share) & BLITZ_SHARE_FORK) &&
+	       blitz_share(w, true);
 }

@@ -179,7 +179,7 @@ void blitz_sort(void *base, size_t num, size_t size,
 
 /* &blitz_forks.share: why the owner should look at its latent frames. */
 #define BLITZ_SHARE_ASK		BIT(0)	/* promote the oldest latent frame */
-#define BLITZ_SHARE_COLD	BIT(1)	/* start sharing one interval from now */
+#define BLITZ_SHARE_COLD	BIT(1)	/* share one interval from now */
 #define BLITZ_SHARE_WAIT	BIT(2)	/* cooling down, share timer armed */
 #define BLITZ_SHARE_FORK	(BLITZ_SHARE_ASK | BLITZ_SHARE_COLD)
 
