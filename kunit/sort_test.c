@@ -126,7 +126,7 @@ static void sort_test_u32(struct kunit *test)
  * 10^6 elements, one case per order: the KUnit executor waits for a case
  * uninterruptibly, so each must end within the hung-task timeout
  * (kunit/.kunitconfig, 120 s), and under KCSAN, with sort() as the
- * reference, the four orders took about 190 s. So the result is checked
+ * reference, the four orders took about 200 s. So the result is checked
  * without sort(): in order, and holding each key exactly as often as the
  * input did (every key of fill() is at most n).
  */
