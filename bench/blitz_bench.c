@@ -18,6 +18,10 @@
  *   percpu    the same from one thread per online CPU at once
  *   hardirq   irq_per_fire jobs every irq_period_us from an hrtimer, in
  *             hard interrupt context: submit-to-start latency, p50, p99
+ *   irqburst  burst_jobs no-op jobs from an hrtimer, in hard interrupt
+ *             context, irq_burst at each fire, fires irq_gap_us apart:
+ *             ns per job in the fires (the submit rate) and until all
+ *             have run
  *   overload  one submitter per CPU, for overload_ms, of jobs that each
  *             busy-wait overload_job_us, faster than they run: the age of
  *             the oldest job at its start, in each half of the run
@@ -68,7 +72,7 @@ module_param(tree_small_loops, uint, 0444);
 MODULE_PARM_DESC(tree_small_loops, "sums of tree1023 per timed run");
 static unsigned int burst_jobs = 200000;
 module_param(burst_jobs, uint, 0444);
-MODULE_PARM_DESC(burst_jobs, "jobs per run of burst, percpu and scale");
+MODULE_PARM_DESC(burst_jobs, "jobs per run of burst, percpu, irqburst and scale");
 #define BENCH_MAX_REPS	15
 static unsigned int reps = 5;
 module_param(reps, uint, 0444);
@@ -79,6 +83,12 @@ static unsigned int irq_per_fire = 8;
 module_param(irq_per_fire, uint, 0444);
 static unsigned int irq_period_us = 100;
 module_param(irq_period_us, uint, 0444);
+static unsigned int irq_burst = 1000;
+module_param(irq_burst, uint, 0444);
+MODULE_PARM_DESC(irq_burst, "jobs submitted per fire of irqburst's hrtimer");
+static unsigned int irq_gap_us = 10;
+module_param(irq_gap_us, uint, 0444);
+MODULE_PARM_DESC(irq_gap_us, "from the end of one fire of irqburst to the next");
 static unsigned int overload_ms = 2000;
 module_param(overload_ms, uint, 0444);
 static unsigned int overload_job_us = 20;
@@ -860,6 +870,81 @@ out:
 }
 
 /*
+ * The burst from hard interrupt context: an hrtimer submits irq_burst
+ * no-op jobs at each fire, in a tight loop, and fires again irq_gap_us
+ * after it is done (not a period: fires never queue up behind a slow
+ * one), until burst_jobs have been submitted. Measured: the time until
+ * all have run, per job, which includes the gaps and the timer's own
+ * cost, the same for every target (hence many jobs per fire); and the
+ * time in the fires alone, per job: what a submit costs the CPU it
+ * interrupts.
+ */
+struct irq_burst {
+	struct hrtimer timer;
+	struct bench_job *jobs;
+	unsigned int next, nr;
+	enum bench_target how;
+	u64 in_irq_ns;
+};
+
+static enum hrtimer_restart irq_burst_fire(struct hrtimer *t)
+{
+	struct irq_burst *s = container_of(t, struct irq_burst, timer);
+	u64 t0 = ktime_get_ns();
+	unsigned int k;
+
+	for (k = 0; k < irq_burst && s->next < s->nr; k++, s->next++)
+		bench_queue(&s->jobs[s->next], s->how, NULL);
+	s->in_irq_ns += ktime_get_ns() - t0;
+	if (s->next == s->nr)
+		return HRTIMER_NORESTART;
+	hrtimer_set_expires(t, ktime_add_us(ktime_get(), irq_gap_us));
+	return HRTIMER_RESTART;
+}
+
+static void irq_burst_run(struct bench_job *jobs, enum bench_target how,
+			  u64 *submit_ns, u64 *ns)
+{
+	struct irq_burst s = {
+		.jobs = jobs, .nr = burst_jobs, .how = how,
+	};
+	u64 t0;
+
+	bench_init(jobs, burst_jobs, how, noop_job, noop_work);
+	noop_expect(burst_jobs);
+	hrtimer_init_on_stack(&s.timer, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_HARD);
+	s.timer.function = irq_burst_fire;
+	t0 = ktime_get_ns();
+	hrtimer_start(&s.timer, 0, HRTIMER_MODE_REL_HARD);
+	wait_for_completion(&noop_done);
+	*ns = (ktime_get_ns() - t0) / burst_jobs;
+	hrtimer_cancel(&s.timer);
+	destroy_hrtimer_on_stack(&s.timer);
+	*submit_ns = s.in_irq_ns / burst_jobs;
+}
+
+static void bench_irqburst(void)
+{
+	struct bench_job *jobs = vcalloc(burst_jobs, sizeof(*jobs));
+	u64 submit_ns[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	u64 ns[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	unsigned int r;
+	int how;
+
+	if (!jobs || !burst_jobs || !irq_burst)
+		goto out;
+	for (r = 0; r < bench_reps(); r++)
+		for (how = 0; how < BENCH_NR_TARGETS; how++)
+			irq_burst_run(jobs, how, &submit_ns[how][r],
+				      &ns[how][r]);
+	report_targets("irqburst", "submit_ns_per_job", submit_ns, "ns", false);
+	report_targets("irqburst", "ns_per_job", ns, "ns", false);
+out:
+	vfree(jobs);
+}
+
+/*
  * A sustained overload: one submitter per online CPU, for overload_ms,
  * submits jobs that each busy-wait overload_job_us, faster than they can
  * run, cycling through its own overload_slots jobs and skipping a slot
@@ -1508,6 +1593,7 @@ static const struct {
 	{ "burst", bench_burst },
 	{ "percpu", bench_percpu },
 	{ "hardirq", bench_hardirq },
+	{ "irqburst", bench_irqburst },
 	{ "overload", bench_overload },
 	{ "scale", bench_scale },
 	{ "pfor", bench_pfor },
