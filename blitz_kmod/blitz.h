@@ -82,6 +82,7 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  * @stop: set when the pool stops; the worker's main loop waits on it
  * @origin: the blitz_call() whose function the worker is running, directly
  *	    or through joins, or NULL; see join.c
+ * @groups: how many jobs of groups are on the worker's stack (group.c)
  * @inject: jobs submitted from outside the pool on CPUs mapped to this
  *	    worker; any worker may take them (inject.h)
  * @idle_wait: where the worker sleeps in the sleep protocol (a simple wait
@@ -112,6 +113,7 @@ struct blitz_worker {
 	u64 rng;
 	struct blitz_latch stop;
 	struct blitz_call_frame *origin;
+	unsigned int groups;
 	struct blitz_inject inject ____cacheline_aligned_in_smp;
 	struct swait_queue_head idle_wait ____cacheline_aligned_in_smp;
 	bool woken;
@@ -444,6 +446,8 @@ int blitz_loop(struct blitz_loop *loop, unsigned long start,
 	       unsigned long end, void *acc);
 
 /* group.c */
+void blitz_group_job_start(struct blitz_worker *w, struct blitz_group *group);
+void blitz_group_job_end(struct blitz_worker *w, struct blitz_group *group);
 void blitz_group_done(struct blitz_group *group);
 
 /* pool.c */

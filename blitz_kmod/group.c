@@ -29,6 +29,46 @@
 
 #include "blitz.h"
 
+#ifdef CONFIG_LOCKDEP
+/* The lock class of the groups that BLITZ_GROUP_INIT() initialises. */
+struct blitz_group_class blitz_group_static_class = {
+	.name = "BLITZ_GROUP_INIT",
+};
+EXPORT_SYMBOL_NS_GPL(blitz_group_static_class, BLITZ_NS);
+#endif
+
+/*
+ * Lockdep sees a job of a group run as a recursive read of the group's
+ * map, and a wait for the group as a write, as for flush_work(): a wait
+ * under a lock that a job of the group takes is reported. Groups nest: a
+ * job of one group may wait for another, of the same class when the code
+ * recurses (one call site of blitz_group_init()). That is no deadlock,
+ * the waiter runs the jobs it submitted, so each level of group jobs on
+ * a worker's stack is a subclass of its own, as nested inode locks are.
+ * A job that waits for its own group waits for itself: that is checked
+ * on the group's map itself, whatever the level.
+ */
+static inline unsigned int blitz_group_subclass(struct blitz_worker *w)
+{
+	return w ? min_t(unsigned int, w->groups,
+			 MAX_LOCKDEP_SUBCLASSES - 1) : 0;
+}
+
+/* @w, the current worker, starts a job of @group. */
+void blitz_group_job_start(struct blitz_worker *w, struct blitz_group *group)
+{
+	lock_acquire_shared_recursive(&group->lockdep_map,
+				      blitz_group_subclass(w), 0, NULL,
+				      _RET_IP_);
+	w->groups++;
+}
+
+void blitz_group_job_end(struct blitz_worker *w, struct blitz_group *group)
+{
+	w->groups--;
+	lock_map_release(&group->lockdep_map);
+}
+
 /**
  * __blitz_group_init - initialise a &struct blitz_group
  * @group: the group
@@ -60,13 +100,13 @@ EXPORT_SYMBOL_NS_GPL(__blitz_group_init, BLITZ_NS);
  * the job too. A job of the group may submit more jobs into it.
  *
  * Context: any, as blitz_submit(). Never sleeps, never allocates.
- * Return: 0 when queued; -ECANCELED once the group was cancelled, until a
- * blitz_group_wait() returns; -EINVAL for a NULL @group; otherwise as
- * blitz_submit().
+ * Return: 0 when queued; -EINVAL for a NULL @group, @job or function;
+ * -ECANCELED once the group was cancelled, until a blitz_group_wait()
+ * returns; otherwise as blitz_submit().
  */
 int blitz_group_submit(struct blitz_group *group, struct blitz_job *job)
 {
-	if (!group)
+	if (!group || !job || !job->func)
 		return -EINVAL;
 	if (test_bit(BLITZ_GROUP_CANCELLED, &group->flags))
 		return -ECANCELED;
@@ -206,7 +246,9 @@ int blitz_group_wait(struct blitz_group *group)
 	struct blitz_worker *w = blitz_current_worker();
 
 	might_sleep();
-	lock_map_acquire(&group->lockdep_map);
+	lockdep_assert(!lock_is_held(&group->lockdep_map));
+	lock_acquire_exclusive(&group->lockdep_map, blitz_group_subclass(w), 0,
+			       NULL, _THIS_IP_);
 	lock_map_release(&group->lockdep_map);
 	if (w && w->pool == pool)
 		blitz_group_run_own(w, group);

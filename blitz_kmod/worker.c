@@ -156,12 +156,12 @@ static void blitz_run(struct blitz_worker *w, struct blitz_job *job,
 	/* A segment of its own: its promotions reach only its frames. */
 	published = blitz_segment_open(w);
 	if (group)
-		lock_map_acquire_read(&group->lockdep_map);
+		blitz_group_job_start(w, group);
 	trace_blitz_execute_start(w->pool->name, w->index, job, func);
 	func(job);
 	trace_blitz_execute_end(w->pool->name, w->index, job, func);
 	if (group)
-		lock_map_release(&group->lockdep_map);
+		blitz_group_job_end(w, group);
 	/* Its frames are joined, as a function's calls return. */
 	WARN_ON_ONCE(w->forks.depth != depth);
 	blitz_segment_close(w, published);

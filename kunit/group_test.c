@@ -200,6 +200,129 @@ static void group_test_static(struct kunit *test)
 			-EINVAL);
 }
 
+static void gnop_func(struct blitz_job *job)
+{
+}
+
+/* Bad jobs are refused first, also by a cancelled group. */
+static void group_test_errors(struct kunit *test)
+{
+	struct blitz_group group = BLITZ_GROUP_INIT(group, NULL);
+	struct blitz_job job = BLITZ_JOB_INIT(NULL);
+
+	KUNIT_EXPECT_EQ(test, blitz_group_submit(&group, NULL), -EINVAL);
+	KUNIT_EXPECT_EQ(test, blitz_group_submit(&group, &job), -EINVAL);
+	blitz_group_cancel(&group);
+	KUNIT_EXPECT_EQ(test, blitz_group_submit(&group, NULL), -EINVAL);
+	blitz_job_init(&job, gnop_func);
+	KUNIT_EXPECT_EQ(test, blitz_group_submit(&group, &job), -ECANCELED);
+	KUNIT_EXPECT_EQ(test, blitz_group_wait(&group), -ECANCELED);
+	KUNIT_EXPECT_EQ(test, atomic_long_read(&group.pending), 0);
+}
+
+/* === Nested groups === */
+
+#define GNEST_LEVELS	4
+#define GNEST_JOBS	((1 << GNEST_LEVELS) - 1)
+
+struct gnest_test {
+	struct gnest {
+		struct blitz_job job;
+		struct gnest_test *t;
+		int level;
+		int ret;
+	} jobs[GNEST_JOBS];
+	atomic_t ran[GNEST_JOBS];
+	atomic_t next;		/* jobs handed out; the root is jobs[0] */
+	struct blitz_pool *pool;
+	bool static_init;
+	struct completion done;
+};
+
+static void gnest_func(struct blitz_job *job);
+
+static void gnest_submit_children(struct gnest *j, struct blitz_group *group)
+{
+	struct gnest_test *t = j->t;
+	struct gnest *c;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		c = &t->jobs[atomic_inc_return(&t->next) - 1];
+		blitz_job_init(&c->job, gnest_func);
+		c->t = t;
+		c->level = j->level + 1;
+		WARN_ON(blitz_group_submit(group, &c->job));
+	}
+	j->ret = blitz_group_wait(group);
+}
+
+/*
+ * Each job but the deepest waits for two children in a group on its
+ * stack, made at one place: one lock class, nested by the recursion.
+ * Lockdep must not take that for a job waiting for itself.
+ */
+static void gnest_func(struct blitz_job *job)
+{
+	struct gnest *j = container_of(job, struct gnest, job);
+	struct gnest_test *t = j->t;
+
+	atomic_inc(&t->ran[j - t->jobs]);
+	if (j->level + 1 < GNEST_LEVELS) {
+		if (t->static_init) {
+			struct blitz_group group = BLITZ_GROUP_INIT(group,
+								    t->pool);
+
+			gnest_submit_children(j, &group);
+		} else {
+			struct blitz_group group;
+
+			blitz_group_init(&group, t->pool);
+			gnest_submit_children(j, &group);
+		}
+	}
+	if (!j->level)
+		complete(&t->done);
+}
+
+static const struct {
+	unsigned int workers;
+	bool static_init;
+	const char *desc;
+} gnest_params[] = {
+	{ 1, false, "1 worker, blitz_group_init()" },
+	{ 1, true, "1 worker, BLITZ_GROUP_INIT() on the stack" },
+	{ 0, false, "all CPUs, blitz_group_init()" },
+	{ 0, true, "all CPUs, BLITZ_GROUP_INIT() on the stack" },
+};
+
+KUNIT_ARRAY_PARAM_DESC(gnest, gnest_params, desc);
+
+static void group_test_nested(struct kunit *test)
+{
+	const typeof(gnest_params[0]) *p = test->param_value;
+	struct gnest_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->pool = blitz_pool_create("kunit-gnest", p->workers);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->pool));
+	t->static_init = p->static_init;
+	init_completion(&t->done);
+	atomic_set(&t->next, 1);
+	t->jobs[0].t = t;
+	blitz_job_init(&t->jobs[0].job, gnest_func);
+	KUNIT_EXPECT_EQ(test, blitz_submit(t->pool, &t->jobs[0].job), 0);
+	wait_for_completion(&t->done);
+	blitz_pool_destroy(t->pool);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->next), GNEST_JOBS);
+	for (i = 0; i < GNEST_JOBS; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&t->ran[i]), 1,
+				    "job %d", i);
+		KUNIT_EXPECT_EQ_MSG(test, t->jobs[i].ret, 0, "job %d", i);
+	}
+}
+
 /* === Waiting from a job === */
 
 struct gwaiter {
@@ -351,6 +474,8 @@ KUNIT_ARRAY_PARAM(group_threads, blitz_test_thread_counts,
 static struct kunit_case group_test_cases[] = {
 	KUNIT_CASE(group_test_contexts),
 	KUNIT_CASE(group_test_static),
+	KUNIT_CASE(group_test_errors),
+	KUNIT_CASE_PARAM(group_test_nested, gnest_gen_params),
 	KUNIT_CASE(group_test_wait_in_job),
 	KUNIT_CASE_PARAM(group_test_cancel_race, group_threads_gen_params),
 	{}

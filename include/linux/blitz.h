@@ -99,18 +99,36 @@ struct blitz_group {
 #define BLITZ_GROUP_CANCELLED	0
 
 /**
+ * struct blitz_group_class - the lock class of BLITZ_GROUP_INIT()'s groups
+ * @key: the class's lockdep key
+ * @name: the class's name: lockdep wants one name for a key, the same
+ *	  pointer wherever the key is used
+ *
+ * Private to blitz, which defines the one instance.
+ */
+struct blitz_group_class {
+	struct lock_class_key key;
+	char name[sizeof("BLITZ_GROUP_INIT")];
+};
+
+extern struct blitz_group_class blitz_group_static_class;
+
+/**
  * BLITZ_GROUP_INIT - static initialiser for a &struct blitz_group
  * @_name: the group variable's name
  * @_pool: the pool its jobs run in, or NULL for the default pool
  *
- * For a group in static storage; one on the stack takes blitz_group_init().
+ * For a group in static storage or on the stack. Groups so initialised
+ * share one lock class; blitz_group_init() gives each call site its own.
  */
 #ifdef CONFIG_LOCKDEP
 #define BLITZ_GROUP_INIT(_name, _pool) {			\
 	.pool = (_pool),					\
 	.pending = ATOMIC_LONG_INIT(0),				\
 	.name = #_name,						\
-	.lockdep_map = { .name = #_name },			\
+	.lockdep_map =						\
+		STATIC_LOCKDEP_MAP_INIT(blitz_group_static_class.name,	\
+					&blitz_group_static_class.key), \
 }
 #else
 #define BLITZ_GROUP_INIT(_name, _pool) {			\
