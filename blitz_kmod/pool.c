@@ -219,7 +219,8 @@ EXPORT_SYMBOL_NS_GPL(blitz_pool_create, BLITZ_NS);
 
 /**
  * blitz_pool_destroy - drain a pool, stop its workers and free it
- * @pool: the pool
+ * @pool: the pool; NULL or an error pointer is ignored, as kfree() ignores
+ *	  NULL (the default pool is the module's, never a caller's)
  *
  * From the call on, submissions from outside the pool fail with
  * -ESHUTDOWN. Every job already accepted runs, and so does every job those
@@ -233,11 +234,16 @@ void blitz_pool_destroy(struct blitz_pool *pool)
 	struct blitz_worker *self = blitz_current_worker();
 
 	might_sleep();
-	if (WARN_ON_ONCE(!pool || (self && self->pool == pool)))
+	if (IS_ERR_OR_NULL(pool) || WARN_ON_ONCE(self && self->pool == pool))
 		return;
 
-	WRITE_ONCE(pool->shutdown, true);
 	percpu_ref_kill(&pool->live);
+	/*
+	 * Shown by debugfs once submissions fail: pairs with the acquire in
+	 * state_show(), so that a reader that saw it has its submissions
+	 * refused. (litmus/destroy-shutdown-shown.litmus)
+	 */
+	smp_store_release(&pool->shutdown, true);
 	blitz_race_window(BLITZ_RACE_DESTROY_DRAIN);
 	wait_for_completion(&pool->drained);
 	/* A submitter may still be waking, in its RCU read section. */

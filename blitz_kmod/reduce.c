@@ -48,7 +48,7 @@ static void blitz_reduce_combine(struct blitz_loop *loop, void *acc,
  * @grain: the longest range @fn is given, or 0 to choose, as in
  *	   blitz_parallel_for()
  * @result: @size bytes: the accumulator of the whole interval
- * @size: the size of an accumulator, at most BLITZ_REDUCE_MAX (128) bytes
+ * @size: the size of an accumulator, 1 to BLITZ_REDUCE_MAX (128) bytes
  * @init: sets up an accumulator (@result first) as the empty fold
  * @fn: folds [lo, hi) into the accumulator acc
  * @combine: folds @right, the accumulator of the ranges just to the right
@@ -67,7 +67,7 @@ static void blitz_reduce_combine(struct blitz_loop *loop, void *acc,
  *
  * Context: process context or a blitz job; may sleep.
  * Return: 0; -EINVAL for @start > @end, a NULL @result, @init, @fn or
- * @combine, or @size above BLITZ_REDUCE_MAX (then nothing is called);
+ * @combine, or @size 0 or above BLITZ_REDUCE_MAX (then nothing is called);
  * -ESHUTDOWN when called from outside while the default pool is being
  * destroyed (then only @init was called, on @result). @start == @end sets
  * up @result and returns 0 without calling @fn.
@@ -94,7 +94,7 @@ int blitz_parallel_reduce(unsigned long start, unsigned long end,
 	};
 
 	might_sleep();
-	if (start > end || !result || !init || !fn || !combine ||
+	if (start > end || !result || !init || !fn || !combine || !size ||
 	    size > BLITZ_REDUCE_MAX)
 		return -EINVAL;
 	init(result, arg);

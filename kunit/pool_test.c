@@ -13,6 +13,10 @@
 
 #include "../blitz_kmod/blitz.h"
 
+static void pool_test_nop(void *arg)
+{
+}
+
 static void pool_test_errors(struct kunit *test)
 {
 	struct blitz_job job = BLITZ_JOB_INIT(NULL);
@@ -28,6 +32,11 @@ static void pool_test_errors(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(blitz_pool_create("default", 1)),
 			-EEXIST);
+	/* Ignored, as kfree(NULL) is: no WARN in the log, nothing destroyed. */
+	blitz_pool_destroy(NULL);
+	blitz_pool_destroy(ERR_PTR(-EINVAL));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(blitz_default_pool->shutdown));
+	KUNIT_EXPECT_EQ(test, blitz_call(NULL, pool_test_nop, NULL), 0);
 
 	pool = blitz_pool_create("kunit-errors", 1);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));

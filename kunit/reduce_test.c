@@ -129,6 +129,7 @@ static void reduce_test_errors(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, reduce_hash(0, 1, big, sizeof(big), 1, 1, 1),
 			-EINVAL);
+	KUNIT_EXPECT_EQ(test, reduce_hash(0, 1, &h, 0, 1, 1, 1), -EINVAL);
 	/* Untouched by the errors. */
 	KUNIT_EXPECT_EQ(test, h.h, 5ULL);
 	/* Empty: set up, no fn. */
