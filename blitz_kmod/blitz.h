@@ -398,9 +398,11 @@ static inline void blitz_segment_close(struct blitz_worker *w,
 
 /*
  * The worker starts looking for work: it has no frames, nobody need ask
- * it, and its timer must not fire for an idle worker. Inline, as
- * blitz_share_busy(): a worker goes idle and busy again for every burst
- * it drains.
+ * it, and its timer must not fire for an idle worker. An asker that saw
+ * it busy, or a thief of its last job, may still store a request after
+ * this: it stays until the worker's next fork (one promotion) or idle,
+ * and arms no timer. Inline, as blitz_share_busy(): a worker goes idle
+ * and busy again for every burst it drains.
  */
 static inline void blitz_share_idle(struct blitz_worker *w)
 {
