@@ -81,7 +81,8 @@ struct blitz_pool;
  * @pool: private: where the group's jobs run
  * @pending: private: jobs submitted and not yet run or skipped
  * @flags: private: BLITZ_GROUP_CANCELLED once blitz_group_cancel() ran
- * @name: private: what lockdep calls the group
+ * @name: private: the group's name; lockdep's name for the class of a
+ *	  blitz_group_init() call site (BLITZ_GROUP_INIT()'s groups share one)
  * @lockdep_map: private: lets lockdep see a wait that cannot end
  *
  * Owned by the caller, usually on its stack. Initialise with
