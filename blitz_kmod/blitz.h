@@ -25,7 +25,6 @@
 #include <linux/blitz.h>
 #include <linux/cache.h>
 #include <linux/hrtimer.h>
-#include <linux/irq_work.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/llist.h>
@@ -37,11 +36,8 @@
 #include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/swait.h>
+#include <linux/timer.h>
 #include <linux/types.h>
-
-#ifndef CONFIG_PREEMPT_NOTIFIERS
-#error "blitz needs CONFIG_PREEMPT_NOTIFIERS (any kernel with KVM has it)"
-#endif
 
 #include "counters.h"
 #include "deque.h"
@@ -75,7 +71,6 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  * @deque: jobs pushed by this worker; others steal from it
  * @pool: the pool the worker belongs to
  * @task: the kthread
- * @running: keeps blitz_running while the kthread runs (worker.c)
  * @index: position in &blitz_pool.workers
  * @cpu: the CPU the worker is bound to while that CPU is online
  * @rng: xorshift64* state for picking steal victims
@@ -94,20 +89,22 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  * @refs: pool references of the jobs the worker ran, not dropped yet
  * @serving: the stolen frame whose b this worker runs, or NULL
  * @promoted_at: local_clock() of the last promotion asked for
- * @post: posts frames promoted when the worker was switched out, and kicks
- *	  the joiner of @serving, from an interrupt (share.c)
+ * @look: a request was made of the worker: on @cpu, has @share_timer
+ *	  look at it (share.c)
+ * @look_queued: bit 0: @look is queued or about to be
  * @busy: running jobs, not looking for work; a hint for askers
- * @share_timer: ends a cooldown (share.c)
+ * @share_timer: ends a cooldown, or looks again for a blocked owner
+ *		 (share.c)
+ * @rcu: frees the worker after a grace period (pool.c)
  *
- * @forks (but its share), @serving and @promoted_at are the owner's, or
- * its sched_out notifier's (share.c).
+ * @forks (but its share), @serving and @promoted_at are the owner's, or,
+ * while it is switched out, its CPU's (share.c).
  */
 struct blitz_worker {
 	struct blitz_forks forks;
 	struct blitz_deque deque;
 	struct blitz_pool *pool;
 	struct task_struct *task;
-	struct preempt_notifier running;
 	unsigned int index;
 	int cpu;
 	u64 rng;
@@ -121,9 +118,11 @@ struct blitz_worker {
 	unsigned long refs;
 	struct blitz_join_frame *serving ____cacheline_aligned_in_smp;
 	u64 promoted_at;
-	struct irq_work post;
+	struct timer_list look;
+	unsigned long look_queued;
 	bool busy ____cacheline_aligned_in_smp;
 	struct hrtimer share_timer;
+	struct rcu_head rcu;
 };
 
 /**
@@ -187,8 +186,8 @@ void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 bool blitz_has_work(struct blitz_pool *pool);
 
 /* worker.c */
-void blitz_running_init(void);
-void blitz_running_exit(void);
+struct blitz_worker *blitz_running_lookup(void);
+void blitz_running_clear(struct blitz_worker *w);
 void blitz_execute(struct blitz_worker *w, struct blitz_job *job);
 int blitz_worker_fn(void *arg);
 
@@ -205,20 +204,32 @@ static inline bool blitz_on_idle_task(void)
 }
 
 /*
- * The worker running the caller, if the caller is one, in task context.
- * Each worker's preempt notifier keeps blitz_running: the worker's forks
- * while it runs on this CPU, NULL while another task does (worker.c). So
- * in task context the value names current or nobody, wherever we migrate
- * after the load; an interrupt that lands on a worker is not the worker.
+ * The worker the per-CPU hint names as the caller, or NULL: in task
+ * context, a worker that ran a job since any other worker ran on its CPU
+ * (blitz_execute() sets the hint), or looked itself up since.
  */
-static inline struct blitz_worker *blitz_current_worker(void)
+static inline struct blitz_worker *blitz_hinted_worker(void)
 {
-	struct blitz_forks *forks = in_task() ? this_cpu_read(blitz_running) :
-						NULL;
+	struct blitz_forks *forks = __blitz_running();
 
 	/* The forks come first in a worker: NULL stays NULL. */
 	BUILD_BUG_ON(offsetof(struct blitz_worker, forks));
 	return container_of(forks, struct blitz_worker, forks);
+}
+
+/*
+ * The worker running the caller, if the caller is one, in task context:
+ * an interrupt that lands on a worker is not the worker. The hint names
+ * it, unless another worker ran on this CPU since, or it moved: then a
+ * kthread asks itself (worker.c); a user task is no worker.
+ */
+static inline struct blitz_worker *blitz_current_worker(void)
+{
+	struct blitz_worker *w = blitz_hinted_worker();
+
+	if (likely(w) || !in_task() || !(current->flags & PF_KTHREAD))
+		return w;
+	return blitz_running_lookup();
 }
 
 static inline void blitz_stat_add(struct blitz_worker *w, enum blitz_stat s,
@@ -365,12 +376,12 @@ out:
 extern unsigned int blitz_share_interval_us;
 void blitz_share_init(struct blitz_worker *w);
 void blitz_share_exit(struct blitz_worker *w);
-void __blitz_share_idle(struct blitz_worker *w, unsigned long share);
+void blitz_share_look(struct blitz_worker *w);
+void __blitz_share_idle(struct blitz_worker *w);
 void blitz_ask(struct blitz_worker *asker, struct blitz_worker *v);
 void blitz_ask_busy(struct blitz_worker *w);
 bool blitz_loop_slow(struct blitz_worker *w);
 void blitz_promote(struct blitz_worker *w);
-void blitz_promote_switched_out(struct blitz_worker *w);
 unsigned int __blitz_segment_open(struct blitz_worker *w);
 
 /*
@@ -406,11 +417,10 @@ static inline void blitz_segment_close(struct blitz_worker *w,
  */
 static inline void blitz_share_idle(struct blitz_worker *w)
 {
-	unsigned long share = READ_ONCE(w->forks.share);
-
+	/* Idle first: a request's interrupt work arms no timer then. */
 	WRITE_ONCE(w->busy, false);
-	if (share)
-		__blitz_share_idle(w, share);
+	if (READ_ONCE(w->forks.share))
+		__blitz_share_idle(w);
 }
 
 /*

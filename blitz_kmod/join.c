@@ -42,7 +42,6 @@
  * waiting worker with less than BLITZ_RUN_STACK left steals nothing, and
  * hands mailbox calls to its pool.
  */
-#include <linux/irq_work.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
 
@@ -106,8 +105,6 @@ void blitz_join_stolen(struct blitz_job *job)
 	f->fn(f->arg);
 	WRITE_ONCE(w->serving, serving);
 	w->origin = origin;
-	/* A kick of f's joiner from our interrupt work ends before f does. */
-	irq_work_sync(&w->post);
 	blitz_race_window(BLITZ_RACE_JOIN_DONE);
 	if (blitz_latch_set(&f->latch))
 		wake_up_process(owner);
@@ -283,8 +280,9 @@ static void blitz_join_in_pool(void *arg)
  * @b_arg: its argument
  *
  * Outside a worker, the join runs in the default pool while the caller
- * sleeps. A worker with every latent slot taken runs @a, then @b: its
- * older frames give other workers enough to take.
+ * sleeps. A worker the per-CPU hint missed joins as inline, once it has
+ * set the hint again. A worker with every latent slot taken runs @a, then
+ * @b: its older frames give other workers enough to take.
  *
  * Context: process context or a blitz job; may sleep.
  */
@@ -292,14 +290,17 @@ void __blitz_join_slow(void (*a)(void *arg), void *a_arg,
 		       void (*b)(void *arg), void *b_arg)
 {
 	struct blitz_join_args j = { a, a_arg, b, b_arg };
+	struct blitz_worker *w = blitz_current_worker();
 
 	might_sleep();
-	if (blitz_current_worker()) {
+	if (!w) {
+		WARN_ON_ONCE(blitz_call(NULL, blitz_join_in_pool, &j));
+	} else if (w->forks.depth < BLITZ_LATENT_MAX) {
+		__blitz_join(&w->forks, a, a_arg, b, b_arg);
+	} else {
 		a(a_arg);
 		b(b_arg);
-		return;
 	}
-	WARN_ON_ONCE(blitz_call(NULL, blitz_join_in_pool, &j));
 }
 EXPORT_SYMBOL_NS_GPL(__blitz_join_slow, BLITZ_NS);
 

@@ -17,7 +17,6 @@ static int __init blitz_init(void)
 	int ret;
 
 	blitz_race_init();
-	blitz_running_init();
 	blitz_debugfs_init();
 	ret = blitz_hotplug_init();
 	if (ret)
@@ -33,7 +32,6 @@ out_hotplug:
 	blitz_hotplug_exit();
 out_debugfs:
 	blitz_debugfs_exit();
-	blitz_running_exit();
 	return ret;
 }
 
@@ -43,7 +41,6 @@ static void __exit blitz_exit(void)
 	blitz_pool_destroy(blitz_default_pool);
 	blitz_hotplug_exit();
 	blitz_debugfs_exit();
-	blitz_running_exit();
 }
 
 module_init(blitz_init);

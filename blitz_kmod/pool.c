@@ -90,6 +90,7 @@ static int blitz_create_worker(struct blitz_pool *pool, unsigned int i,
 	kthread_bind(task, cpu);
 	/* kthread_stop() after the worker has returned needs the task. */
 	w->task = get_task_struct(task);
+	w->forks.task = task;
 	pool->workers[i] = w;
 	return 0;
 }
@@ -112,7 +113,12 @@ static void blitz_free_pool(struct blitz_pool *pool, unsigned int nr_started)
 		w = pool->workers[i];
 		blitz_share_exit(w);
 		put_task_struct(w->task);
-		kfree(w);
+		/*
+		 * The worker cleared the hints that named it as it exited,
+		 * but a task may have read one and not yet looked at it, with
+		 * preemption off (__blitz_running()).
+		 */
+		kfree_rcu(w, rcu);
 	}
 	percpu_ref_exit(&pool->live);
 	bitmap_free(pool->sleepers);
@@ -259,9 +265,34 @@ void blitz_pool_destroy(struct blitz_pool *pool)
 EXPORT_SYMBOL_NS_GPL(blitz_pool_destroy, BLITZ_NS);
 
 /*
+ * Take the job's reference on @pool, in an RCU read section. From
+ * outside, only while the pool is live. A job of the pool holds a
+ * reference while it runs, so what it submits is accepted even while the
+ * pool drains. @w is the worker of @pool that the hint names, or NULL: a
+ * worker the hint missed (another worker ran on its CPU during its job)
+ * is looked up only when the pool refuses, and then goes on as itself.
+ */
+static __always_inline bool blitz_submit_get(struct blitz_pool *pool,
+					     struct blitz_worker **w)
+{
+	if (*w)
+		return percpu_ref_tryget(&pool->live);
+	if (likely(percpu_ref_tryget_live_rcu(&pool->live)))
+		return true;
+	*w = blitz_current_worker();
+	if (*w && (*w)->pool == pool)
+		return percpu_ref_tryget(&pool->live);
+	*w = NULL;
+	return false;
+}
+
+/*
  * blitz_submit(), and blitz_group_submit() with @group: once the job is
  * ours (PENDING), it is counted in @group before it is queued. Inlined
- * into both: a call on every submit costs under emulation.
+ * into both: a call on every submit costs under emulation. So does
+ * asking the kthread whether we are a worker: the hint is enough to
+ * choose between our deque and injection, and a worker it misses
+ * injects, like any other task.
  */
 static __always_inline int __blitz_submit(struct blitz_pool *pool,
 					  struct blitz_job *job,
@@ -276,20 +307,17 @@ static __always_inline int __blitz_submit(struct blitz_pool *pool,
 	if (!pool)
 		pool = blitz_default_pool;
 
-	w = blitz_current_worker();
+	w = blitz_hinted_worker();
 	if (w && w->pool != pool)
 		w = NULL;
 	/*
 	 * The job takes a reference, which it drops once it has run. From
 	 * outside, the job may run and drop it before we are done waking:
 	 * the RCU read section keeps the pool until then, as destroy waits
-	 * for a grace period after the last reference. A job of the pool
-	 * holds a reference while it runs, so what it submits is accepted
-	 * even while the pool drains.
+	 * for a grace period after the last reference.
 	 */
 	rcu_read_lock();
-	if (w ? !percpu_ref_tryget(&pool->live) :
-		!percpu_ref_tryget_live_rcu(&pool->live)) {
+	if (!blitz_submit_get(pool, &w)) {
 		ret = -ESHUTDOWN;
 		goto unlock;
 	}
@@ -311,7 +339,7 @@ static __always_inline int __blitz_submit(struct blitz_pool *pool,
 		blitz_inject(pool, job);
 		goto unlock;
 	}
-	/* The sched_out notifier may push too (share.c): not meanwhile. */
+	/* Switched out, we could see our CPU push too (share.c). */
 	preempt_disable();
 	pushed = blitz_deque_push(&w->deque, job);
 	preempt_enable();
@@ -332,9 +360,10 @@ unlock:
  * @job: the job, initialised with BLITZ_JOB_INIT() or blitz_job_init()
  *
  * From a worker of @pool, in task context, the job goes on that worker's
- * own deque (or, when that is full, on an injection list); from anywhere
- * else it is injected and a sleeping worker is woken if no awake one is
- * idle. The job runs once; from the moment its function starts it may be
+ * own deque (or, when that is full, or when a worker of another pool ran
+ * on its CPU during the current job, on an injection list); from
+ * anywhere else it is injected and a sleeping worker is woken if no awake
+ * one is idle. The job runs once; from the moment its function starts it may be
  * submitted again or freed.
  *
  * Context: any: process, softirq or hardirq, with spinlocks held (but not
@@ -361,34 +390,43 @@ int blitz_submit_group(struct blitz_pool *pool, struct blitz_job *job,
 /* === CPU hotplug === */
 
 /*
- * Apply @mask to the workers homed on @cpu. When a CPU goes, its workers
- * may run anywhere, so that nothing on their deques is stranded; when it
- * comes back they return to it. Workqueue does the same with its per-CPU
- * workers (unbind_workers() / rebind_workers()).
+ * Bind the workers homed on @cpu to it (@home) or let them run anywhere.
+ * When a CPU goes, its workers may run anywhere, so that nothing on their
+ * deques is stranded; when it comes back they return to it, and their
+ * CPU looks at what was asked of them meanwhile (share.c). Workqueue does
+ * the same with its per-CPU workers (unbind_workers() /
+ * rebind_workers()). Runs on @cpu.
  */
-static void blitz_rehome(unsigned int cpu, const struct cpumask *mask)
+static void blitz_rehome(unsigned int cpu, bool home)
 {
+	const struct cpumask *mask = home ? cpumask_of(cpu) : cpu_possible_mask;
 	struct blitz_pool *pool;
+	struct blitz_worker *w;
 	unsigned int i;
 
 	mutex_lock(&blitz_pools_lock);
-	list_for_each_entry(pool, &blitz_pools, node)
-		for (i = 0; i < pool->nr_workers; i++)
-			if (pool->workers[i]->cpu == cpu)
-				WARN_ON_ONCE(set_cpus_allowed_ptr(pool->workers[i]->task,
-								  mask));
+	list_for_each_entry(pool, &blitz_pools, node) {
+		for (i = 0; i < pool->nr_workers; i++) {
+			w = pool->workers[i];
+			if (w->cpu != cpu ||
+			    WARN_ON_ONCE(set_cpus_allowed_ptr(w->task, mask)))
+				continue;
+			if (home)
+				blitz_share_look(w);
+		}
+	}
 	mutex_unlock(&blitz_pools_lock);
 }
 
 static int blitz_cpu_online(unsigned int cpu)
 {
-	blitz_rehome(cpu, cpumask_of(cpu));
+	blitz_rehome(cpu, true);
 	return 0;
 }
 
 static int blitz_cpu_offline(unsigned int cpu)
 {
-	blitz_rehome(cpu, cpu_possible_mask);
+	blitz_rehome(cpu, false);
 	return 0;
 }
 

@@ -20,9 +20,10 @@
  *    cold (BLITZ_SHARE_COLD): it shares one interval later, so that a
  *    short call wakes nobody;
  *  - the worker is switched out, blocked or preempted, with latent
- *    frames: its sched_out notifier promotes them all, since it cannot
- *    run them meanwhile. So an a() that sleeps until its b has run, or
- *    takes a mutex, lets another worker run b.
+ *    frames, when a request comes: its CPU promotes them all, from an
+ *    interrupt, since the worker cannot run them meanwhile. So an a()
+ *    that sleeps until its b has run, or takes a mutex, lets another
+ *    worker run b.
  *
  * The owner reads &blitz_forks.share at every fork, one relaxed load,
  * and acts on a request in its own task context (__blitz_fork_slow()). It
@@ -30,15 +31,28 @@
  * within it arms the share timer, a one-shot hrtimer that renews the
  * request at the end of the cooldown if the owner is still busy and some
  * worker inactive, and the owner goes on. Idle workers have no timer
- * armed: an idle pool takes no timer interrupt. Work stays hidden while
- * a worker runs a long stretch that neither forks nor is switched out.
+ * armed: an idle pool takes no timer interrupt.
+ *
+ * A request also has the owner's share timer fire at once, through a
+ * timer on the owner's CPU (&blitz_worker.look), where the owner is
+ * bound. If the share timer finds the owner switched out and pinned
+ * there (blitz_switched_out()), the owner cannot run until it returns,
+ * and last wrote its frames on that CPU: it promotes them for it. If it
+ * promotes nothing, it looks again one interval later, and every
+ * interval while the request is pending, the owner busy with frames open
+ * and some worker inactive: an owner that blocks in a() before its next
+ * fork is seen blocked within an interval. That is the only timer a
+ * busy worker runs outside a cooldown, and only while somebody waits for
+ * its work. Work stays hidden while a worker runs a long stretch that
+ * never forks and is never switched out, and while its CPU is going or
+ * gone offline (the worker may run elsewhere).
  *
  * Who touches what:
  *
  *   depth, published, latent[], serving, promoted_at
- *	the owner, in task context, and its sched_out notifier, which runs
- *	in the owner's context when it is switched out. The owner keeps
- *	preemption off where the notifier must not run: while it pushes on
+ *	the owner, in task context, and its CPU's share timer while the
+ *	owner is switched out (blitz_switched_out()). The owner keeps
+ *	preemption off where it must not be switched out: while it pushes on
  *	its deque, promotes, or hides the frames of an outer segment.
  *   share
  *	askers and the share timer: WRITE_ONCE(); the owner: xchg().
@@ -59,7 +73,6 @@
  * Documentation/blitz/design.rst, "Latent frames", has the argument.
  */
 #include <linux/hrtimer.h>
-#include <linux/irq_work.h>
 #include <linux/moduleparam.h>
 #include <linux/sched/clock.h>
 
@@ -71,24 +84,62 @@ MODULE_PARM_DESC(share_interval_us,
 		 "least time between two promotions by a worker, in us (default 100)");
 
 /*
- * Ask @v to promote its oldest latent frame, unless a request is pending
- * there (or @v cools down, with its timer armed to renew it). @asker is
- * the current worker.
+ * Ask @v to promote its oldest latent frame, unless it cools down (its
+ * timer armed to renew the request) or starts cold. @asker is the current
+ * worker. A request already pending is not made again, but looked at
+ * again: its owner may have blocked since.
  */
 void blitz_ask(struct blitz_worker *asker, struct blitz_worker *v)
 {
-	if (READ_ONCE(v->forks.share))
+	unsigned long share = READ_ONCE(v->forks.share);
+
+	if (share & ~BLITZ_SHARE_ASK)
 		return;
-	blitz_race_window(BLITZ_RACE_SHARE_ASK);
+	if (share) {
+		/* Pending, and a look of it on its way: nothing to add. */
+		if (test_bit(0, &v->look_queued))
+			return;
+	} else {
+		blitz_race_window(BLITZ_RACE_SHARE_ASK);
+		/*
+		 * A plain store: it may overwrite a WAIT the owner wrote
+		 * meanwhile, and then the owner's next fork sees the request
+		 * in its cooldown and writes WAIT again. The owner clears
+		 * with xchg(), which a request either precedes, and is seen,
+		 * or follows, and stays (litmus/share-request-clear.litmus).
+		 */
+		WRITE_ONCE(v->forks.share, BLITZ_SHARE_ASK);
+		blitz_stat_inc(asker, BLITZ_STAT_SHARE_REQUESTS);
+		/*
+		 * One look in flight per worker, as add_timer_on() wants:
+		 * one in flight sees our request, or its end is seen by our
+		 * test of the bit, a plain read when the bit is set. Orders
+		 * the request before the test; pairs with
+		 * smp_mb__after_atomic() in blitz_look_fn()
+		 * (litmus/share-look-inflight.litmus).
+		 */
+		smp_mb();
+	}
 	/*
-	 * A plain store: it may overwrite a WAIT the owner wrote meanwhile,
-	 * and then the owner's next fork sees the request in its cooldown
-	 * and writes WAIT again. The owner clears with xchg(), which a
-	 * request either precedes, and is seen, or follows, and stays
-	 * (litmus/share-request-clear.litmus).
+	 * @v may be switched out with frames latent, or be about to: its
+	 * CPU looks (blitz_look_fn()), a tick or two from now, by when a
+	 * running owner has usually forked and answered. Not for an owner
+	 * with no frame open: its next fork hears the request. Its first
+	 * fork may be racing with us, unseen both ways; then a later ask
+	 * sees the frame (an idle worker asks again before it sleeps), or
+	 * the owner started cold, with its timer to renew the request.
+	 * Not on a CPU going offline, which preemption off holds back
+	 * until we are done.
 	 */
-	WRITE_ONCE(v->forks.share, BLITZ_SHARE_ASK);
-	blitz_stat_inc(asker, BLITZ_STAT_SHARE_REQUESTS);
+	if (!READ_ONCE(v->forks.depth))
+		return;
+	preempt_disable();
+	if (cpu_online(v->cpu) && !test_bit(0, &v->look_queued) &&
+	    !test_and_set_bit(0, &v->look_queued)) {
+		v->look.expires = jiffies + 1;
+		add_timer_on(&v->look, v->cpu);
+	}
+	preempt_enable();
 }
 
 /* An idle worker found nothing to take: ask every busy worker. */
@@ -106,83 +157,9 @@ void blitz_ask_busy(struct blitz_worker *w)
 }
 
 /*
- * The share timer: the cooldown is over. Ask again if the owner still
- * runs and some worker is inactive to take a frame; else let askers ask.
- * Hard interrupt, on the owner's CPU while it is online.
- */
-static enum hrtimer_restart blitz_share_timer_fn(struct hrtimer *t)
-{
-	struct blitz_worker *w = container_of(t, struct blitz_worker,
-					      share_timer);
-	u64 c = blitz_counters_load(&w->pool->counters);
-
-	WRITE_ONCE(w->forks.share, READ_ONCE(w->busy) && blitz_inactive(c) ?
-				   BLITZ_SHARE_ASK : 0);
-	return HRTIMER_NORESTART;
-}
-
-/*
- * Frames were promoted: the joiner waiting for the b we run may leapfrog
- * them, and it may be asleep on b's latch. The frame is alive: its latch
- * is set only after b returns, and blitz_join_stolen() waits for our
- * interrupt work before it sets it. The caller ordered its pushes before
- * this with a full barrier; it pairs with the fully ordered
- * blitz_latch_get_sleepy() before the joiner looks at our deque
- * (blitz_join_ready()): either the joiner sees the frame, or this sees
- * it sleepy (litmus/share-kick-joiner.litmus).
- */
-static void blitz_kick_serving(struct blitz_worker *w)
-{
-	struct blitz_join_frame *s = READ_ONCE(w->serving);
-	struct task_struct *owner;
-
-	if (!s)
-		return;
-	owner = s->owner;
-	if (blitz_latch_kick(&s->latch))
-		wake_up_process(owner);
-}
-
-/* Post the frames the sched_out notifier promoted, and kick. */
-static void blitz_post_fn(struct irq_work *work)
-{
-	struct blitz_worker *w = container_of(work, struct blitz_worker, post);
-
-	blitz_new_jobs(w->pool, w->index + 1);
-	blitz_kick_serving(w);
-}
-
-void blitz_share_init(struct blitz_worker *w)
-{
-	/* Promoted frames leave half the deque to submitted jobs. */
-	BUILD_BUG_ON(BLITZ_DEQUE_SLOTS / 2 < BLITZ_LATENT_MAX);
-	hrtimer_init(&w->share_timer, CLOCK_MONOTONIC,
-		     HRTIMER_MODE_REL_PINNED_HARD);
-	w->share_timer.function = blitz_share_timer_fn;
-	w->post = IRQ_WORK_INIT_HARD(blitz_post_fn);
-	/* Its first look may find a job: busy until it goes idle. */
-	w->busy = true;
-}
-
-/* The worker has stopped: nothing may run on its behalf any more. */
-void blitz_share_exit(struct blitz_worker *w)
-{
-	hrtimer_cancel(&w->share_timer);
-	irq_work_sync(&w->post);
-}
-
-/* blitz_share_idle(), with a request or the timer to clear. */
-void __blitz_share_idle(struct blitz_worker *w, unsigned long share)
-{
-	/* Only the owner writes WAIT, and the timer replaces it. */
-	if (share == BLITZ_SHARE_WAIT)
-		hrtimer_cancel(&w->share_timer);
-	WRITE_ONCE(w->forks.share, 0);
-}
-
-/*
- * blitz_segment_open(), where latent frames must be hidden: not between
- * our read of published and our write, where the notifier promotes too.
+ * blitz_segment_open(), where latent frames must be hidden: not switched
+ * out between our read of published and our write, where our CPU may
+ * promote too.
  */
 unsigned int __blitz_segment_open(struct blitz_worker *w)
 {
@@ -197,7 +174,7 @@ unsigned int __blitz_segment_open(struct blitz_worker *w)
 
 /*
  * Push latent[published] on the deque. Its owner's, with preemption off,
- * or its sched_out notifier's. The push's release store of bottom
+ * or its CPU's while it is switched out. The push's release store of bottom
  * publishes what the fork and this wrote to the frame: a thief reads the
  * frame only after its acquire of bottom and its winning cmpxchg on top
  * (litmus/share-promote-publish.litmus).
@@ -226,6 +203,189 @@ static bool blitz_promote_one(struct blitz_worker *w)
 	return true;
 }
 
+/*
+ * Frames were promoted: the joiner waiting for the b we run may leapfrog
+ * them, and it may be asleep on b's latch. The frame is alive: its latch
+ * is set only after b returns, by the worker, which is the caller, or is
+ * switched out until the caller returns. The caller ordered its pushes before
+ * this with a full barrier; it pairs with the fully ordered
+ * blitz_latch_get_sleepy() before the joiner looks at our deque
+ * (blitz_join_ready()): either the joiner sees the frame, or this sees
+ * it sleepy (litmus/share-kick-joiner.litmus).
+ */
+static void blitz_kick_serving(struct blitz_worker *w)
+{
+	struct blitz_join_frame *s = READ_ONCE(w->serving);
+	struct task_struct *owner;
+
+	if (!s)
+		return;
+	owner = s->owner;
+	if (blitz_latch_kick(&s->latch))
+		wake_up_process(owner);
+}
+
+/*
+ * Whether @w is switched out, and its frames ours to promote. From an
+ * interrupt on its CPU that did not land on it, with its pi_lock held,
+ * which every wake-up and migration takes: while it may run on this CPU
+ * only, and this CPU is not going offline (the scheduler then lets
+ * ordinary kthreads run elsewhere), it cannot run anywhere until we
+ * drop the lock and return. It was not switched out in the middle of
+ * anything it does with preemption off, and what it last wrote it wrote
+ * on this CPU.
+ */
+static bool blitz_switched_out(struct blitz_worker *w)
+{
+	struct task_struct *p = w->task;
+
+	lockdep_assert_held(&p->pi_lock);
+	return raw_smp_processor_id() == w->cpu && current != p &&
+	       p->nr_cpus_allowed == 1 && task_cpu(p) == w->cpu &&
+	       !cpu_dying(w->cpu);
+}
+
+/*
+ * Promote every latent frame of @w for it, if it is switched out, then
+ * post them and kick. Returns whether it pushed any: that answers the
+ * request. Hard interrupt, on the worker's CPU.
+ */
+static bool blitz_promote_switched_out(struct blitz_worker *w)
+{
+	struct task_struct *p = w->task, *kick = NULL;
+	struct blitz_join_frame *f;
+	bool pushed = false;
+
+	/* Nobody else could take them. */
+	if (w->pool->nr_workers == 1)
+		return false;
+	raw_spin_lock(&p->pi_lock);
+	if (blitz_switched_out(w)) {
+		while (blitz_promote_one(w))
+			pushed = true;
+	}
+	if (pushed) {
+		WRITE_ONCE(w->forks.share, 0);
+		/*
+		 * The kick of blitz_kick_serving(), while the frame is
+		 * alive: the worker sets its latch after its b, and cannot
+		 * run until we unlock. The barrier orders the pushes before
+		 * it, as the post's does there.
+		 */
+		smp_mb();
+		f = READ_ONCE(w->serving);
+		if (f && blitz_latch_kick(&f->latch))
+			kick = f->owner;
+	}
+	raw_spin_unlock(&p->pi_lock);
+	if (!pushed)
+		return false;
+	blitz_new_jobs(w->pool, w->index + 1);
+	/* A worker of our pool, which outlives its jobs. */
+	if (kick)
+		wake_up_process(kick);
+	return true;
+}
+
+/* The share timer looks again no sooner than this. */
+#define BLITZ_SHARE_LOOK_MIN_NS	(10 * NSEC_PER_USEC)
+
+/*
+ * The share timer. At the end of a cooldown (WAIT), ask again if the
+ * owner is still busy and some worker is inactive to take a frame; else
+ * let askers ask. Then, with a request pending on a busy owner: if the
+ * owner is switched out, promote for it. If that promoted nothing (the
+ * owner runs, or its frames are hidden in an outer segment, or the deque
+ * is full), look again one interval later while frames are open and
+ * some worker is inactive, in case the owner blocks before its next
+ * fork. Hard interrupt, on the owner's CPU while it is online.
+ */
+static enum hrtimer_restart blitz_share_timer_fn(struct hrtimer *t)
+{
+	struct blitz_worker *w = container_of(t, struct blitz_worker,
+					      share_timer);
+	u64 c = blitz_counters_load(&w->pool->counters);
+	unsigned long share = READ_ONCE(w->forks.share);
+	bool busy = READ_ONCE(w->busy);
+	u64 interval;
+
+	if (share == BLITZ_SHARE_WAIT) {
+		share = busy && blitz_inactive(c) ? BLITZ_SHARE_ASK : 0;
+		WRITE_ONCE(w->forks.share, share);
+	}
+	if (share != BLITZ_SHARE_ASK || !busy ||
+	    raw_smp_processor_id() != w->cpu)
+		return HRTIMER_NORESTART;
+	if (current != w->task && blitz_promote_switched_out(w))
+		return HRTIMER_NORESTART;
+	if (!READ_ONCE(w->forks.depth) || !blitz_inactive(c))
+		return HRTIMER_NORESTART;
+	interval = (u64)READ_ONCE(blitz_share_interval_us) * NSEC_PER_USEC;
+	hrtimer_forward_now(t, ns_to_ktime(max_t(u64, interval,
+						 BLITZ_SHARE_LOOK_MIN_NS)));
+	return HRTIMER_RESTART;
+}
+
+/**
+ * blitz_share_look - have the share timer look at a pending request now
+ * @w: a worker homed on the current CPU
+ *
+ * From @w's look, and from the hotplug callback that binds @w to its CPU
+ * again: a request made while the CPU was away was not looked at there.
+ * Context: on @w's CPU, not in hard interrupt.
+ */
+void blitz_share_look(struct blitz_worker *w)
+{
+	if (READ_ONCE(w->forks.share) == BLITZ_SHARE_ASK &&
+	    !hrtimer_active(&w->share_timer))
+		hrtimer_start(&w->share_timer, 0, HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/*
+ * A request was made of the worker (blitz_ask()), and this runs on its
+ * CPU: have the share timer look. Not here: on PREEMPT_RT this runs in a
+ * softirq thread, which the worker can preempt.
+ */
+static void blitz_look_fn(struct timer_list *t)
+{
+	struct blitz_worker *w = from_timer(w, t, look);
+
+	clear_bit(0, &w->look_queued);
+	/* Pairs with smp_mb() in blitz_ask(). */
+	smp_mb__after_atomic();
+	blitz_share_look(w);
+}
+
+void blitz_share_init(struct blitz_worker *w)
+{
+	/* Promoted frames leave half the deque to submitted jobs. */
+	BUILD_BUG_ON(BLITZ_DEQUE_SLOTS / 2 < BLITZ_LATENT_MAX);
+	hrtimer_init(&w->share_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	w->share_timer.function = blitz_share_timer_fn;
+	timer_setup(&w->look, blitz_look_fn, 0);
+	/* Its first look may find a job: busy until it goes idle. */
+	w->busy = true;
+}
+
+/* The worker has stopped: nothing may run on its behalf any more. */
+void blitz_share_exit(struct blitz_worker *w)
+{
+	/* The look may arm the share timer: it goes first. */
+	timer_delete_sync(&w->look);
+	hrtimer_cancel(&w->share_timer);
+}
+
+/*
+ * blitz_share_idle(), with a request or the timer to clear: a cooldown
+ * (WAIT) or a request's look may have armed it.
+ */
+void __blitz_share_idle(struct blitz_worker *w)
+{
+	hrtimer_cancel(&w->share_timer);
+	WRITE_ONCE(w->forks.share, 0);
+}
+
 /**
  * blitz_promote - promote the oldest latent frame and post it
  * @w: the current worker
@@ -236,7 +396,7 @@ void blitz_promote(struct blitz_worker *w)
 {
 	bool pushed;
 
-	/* The sched_out notifier pushes and moves published too. */
+	/* Switched out, we could see our CPU push and move published too. */
 	preempt_disable();
 	pushed = blitz_promote_one(w);
 	preempt_enable();
@@ -251,30 +411,6 @@ void blitz_promote(struct blitz_worker *w)
 	blitz_new_jobs(w->pool, w->index + 1);
 	blitz_race_window(BLITZ_RACE_SHARE_KICK);
 	blitz_kick_serving(w);
-}
-
-/**
- * blitz_promote_switched_out - promote every latent frame
- * @w: the worker being switched out
- *
- * From the worker's sched_out notifier (worker.c), with the runqueue lock
- * held: the post and the kick, which wake tasks, wait for an interrupt
- * work on this CPU. It runs before the worker can run here again, and a
- * thief waits for it before it lets the kicked frame go. The work's post
- * comes after the pushes in this CPU's program order, and its smp_mb()
- * orders them as any post does.
- */
-void blitz_promote_switched_out(struct blitz_worker *w)
-{
-	bool pushed = false;
-
-	/* Nobody else could take them. */
-	if (w->pool->nr_workers == 1)
-		return;
-	while (blitz_promote_one(w))
-		pushed = true;
-	if (pushed)
-		irq_work_queue(&w->post);
 }
 
 /*

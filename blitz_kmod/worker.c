@@ -175,6 +175,9 @@ void blitz_execute(struct blitz_worker *w, struct blitz_job *job)
 	struct blitz_group *group = READ_ONCE(job->group);
 	bool submitted = false;
 
+	/* Another worker may have run on our CPU since our last job. */
+	this_cpu_write(blitz_running, &w->forks);
+
 	/*
 	 * From the clear on, the job is its owner's again: it may be
 	 * resubmitted and freed, so func and group were read before. Fully
@@ -250,82 +253,55 @@ static void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
 /* === Which worker runs here === */
 
 /*
- * The forks of the worker running on each CPU, or NULL: blitz_join()
- * finds its worker inline, and blitz_current_worker() in one load, where
- * asking the kthread costs two calls. Each worker's preempt notifier sets
- * it when the worker is scheduled in and clears it when the worker is
- * scheduled out, on that CPU (KVM keeps its running vCPU the same way).
- * Written only by the CPU's own scheduler path or by the worker itself
- * with preemption off. Exported for blitz_join()'s fast path, inline in
- * client modules; per-CPU exports have no namespaced form.
+ * For each CPU, the forks of the worker that last said it runs there:
+ * blitz_join() finds its worker inline, and blitz_current_worker() in
+ * one load, where asking the kthread costs two calls. A hint: right when
+ * the worker it names is current (__blitz_running()). A worker sets it
+ * when it starts, and again whenever it finds it names someone else
+ * (blitz_running_lookup()); it clears it, on every CPU, before it exits.
+ * Exported for blitz_join()'s fast path, inline in client modules;
+ * per-CPU exports have no namespaced form.
  */
 DEFINE_PER_CPU(struct blitz_forks *, blitz_running);
 EXPORT_PER_CPU_SYMBOL_GPL(blitz_running);
 
-static void blitz_sched_in(struct preempt_notifier *pn, int cpu)
+/**
+ * blitz_running_lookup - the current worker, which the hint missed
+ *
+ * Sets the hint to it. Context: task context.
+ * Return: the worker, or NULL if current is not one.
+ */
+struct blitz_worker *blitz_running_lookup(void)
 {
-	struct blitz_worker *w = container_of(pn, struct blitz_worker,
-					      running);
+	struct blitz_worker *w;
 
+	if (kthread_func(current) != (void *)blitz_worker_fn)
+		return NULL;
+	w = kthread_data(current);
 	this_cpu_write(blitz_running, &w->forks);
+	return w;
 }
 
 /*
- * Switched out with latent frames, blocked or preempted: nobody else can
- * run them meanwhile, so promote them (share.c). The owner never has
- * preemption on in the middle of its own changes to them.
+ * The worker is exiting: no hint may name it once its pool frees it,
+ * after a grace period (blitz_free_pool()). A CPU's hint that names
+ * another worker stays.
  */
-static void blitz_sched_out(struct preempt_notifier *pn,
-			    struct task_struct *next)
+void blitz_running_clear(struct blitz_worker *w)
 {
-	struct blitz_worker *w = container_of(pn, struct blitz_worker,
-					      running);
+	int cpu;
 
-	this_cpu_write(blitz_running, NULL);
-	if (w->forks.published < w->forks.depth)
-		blitz_promote_switched_out(w);
-}
-
-static struct preempt_ops blitz_running_ops = {
-	.sched_in = blitz_sched_in,
-	.sched_out = blitz_sched_out,
-};
-
-/* The notifiers' static key: on before the first worker starts. */
-void blitz_running_init(void)
-{
-	preempt_notifier_inc();
-}
-
-void blitz_running_exit(void)
-{
-	preempt_notifier_dec();
-}
-
-static void blitz_running_start(struct blitz_worker *w)
-{
-	preempt_notifier_init(&w->running, &blitz_running_ops);
-	preempt_disable();
-	this_cpu_write(blitz_running, &w->forks);
-	preempt_notifier_register(&w->running);
-	preempt_enable();
-}
-
-static void blitz_running_stop(struct blitz_worker *w)
-{
-	preempt_disable();
-	preempt_notifier_unregister(&w->running);
-	this_cpu_write(blitz_running, NULL);
-	preempt_enable();
+	for_each_possible_cpu(cpu)
+		cmpxchg(per_cpu_ptr(&blitz_running, cpu), &w->forks, NULL);
 }
 
 int blitz_worker_fn(void *arg)
 {
 	struct blitz_worker *w = arg;
 
-	blitz_running_start(w);
+	this_cpu_write(blitz_running, &w->forks);
 	blitz_wait_until(w, &w->stop);
-	blitz_running_stop(w);
+	blitz_running_clear(w);
 	/*
 	 * Exit only once kthread_stop() asks: it reads our task's flags, as
 	 * do_exit() writes them (KCSAN reported the pair).

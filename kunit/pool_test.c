@@ -374,8 +374,89 @@ static void pool_test_submit_races_destroy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&runs), 50);
 }
 
+/*
+ * Which worker runs: the per-CPU hint, and the lookup when it names
+ * another worker (in UML every worker shares the one CPU).
+ */
+struct current_check {
+	struct blitz_pool *other;
+	struct task_struct *task;
+	struct blitz_worker *self, *inner, *after, *in_a, *in_b;
+	bool missed, refreshed;
+};
+
+static void current_inner(void *arg)
+{
+	struct current_check *c = arg;
+
+	c->inner = blitz_current_worker();
+}
+
+static void current_a(void *arg)
+{
+	struct current_check *c = arg;
+
+	c->in_a = blitz_current_worker();
+}
+
+static void current_b(void *arg)
+{
+	struct current_check *c = arg;
+
+	c->in_b = blitz_current_worker();
+}
+
+static void current_outer(void *arg)
+{
+	struct current_check *c = arg;
+
+	c->task = current;
+	c->self = blitz_current_worker();
+	/* A worker of the other pool runs this, and sets its own hint. */
+	WARN_ON(blitz_call(c->other, current_inner, c));
+	c->after = blitz_current_worker();
+	if (!c->inner)
+		return;
+	/* Only we set our hint: with the other's there, the fast path misses. */
+	preempt_disable();
+	this_cpu_write(blitz_running, &c->inner->forks);
+	c->missed = !__blitz_running();
+	c->refreshed = blitz_current_worker() == c->self &&
+		       __blitz_running() == &c->self->forks;
+	preempt_enable();
+	this_cpu_write(blitz_running, &c->inner->forks);
+	blitz_join(current_a, c, current_b, c);
+}
+
+static void pool_test_current_worker(struct kunit *test)
+{
+	struct blitz_pool *a = blitz_pool_create("kunit-cur-a", 1);
+	struct blitz_pool *b = blitz_pool_create("kunit-cur-b", 1);
+	struct current_check c = {};
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
+	c.other = b;
+	/* The test thread is a kthread, but no worker. */
+	KUNIT_EXPECT_NULL(test, blitz_current_worker());
+	KUNIT_EXPECT_EQ(test, blitz_call(a, current_outer, &c), 0);
+	KUNIT_ASSERT_NOT_NULL(test, c.self);
+	KUNIT_EXPECT_PTR_EQ(test, c.self, a->workers[0]);
+	KUNIT_EXPECT_PTR_EQ(test, c.self->task, c.task);
+	KUNIT_EXPECT_PTR_EQ(test, c.inner, b->workers[0]);
+	KUNIT_EXPECT_PTR_EQ(test, c.after, c.self);
+	KUNIT_EXPECT_TRUE(test, c.missed);
+	KUNIT_EXPECT_TRUE(test, c.refreshed);
+	/* A join made with the other's hint there still runs in our pool. */
+	KUNIT_EXPECT_PTR_EQ(test, c.in_a, c.self);
+	KUNIT_EXPECT_PTR_EQ(test, c.in_b, c.self);
+	blitz_pool_destroy(b);
+	blitz_pool_destroy(a);
+}
+
 static struct kunit_case pool_test_cases[] = {
 	KUNIT_CASE(pool_test_errors),
+	KUNIT_CASE(pool_test_current_worker),
 	KUNIT_CASE(pool_test_bad_names),
 	KUNIT_CASE(pool_test_leaving_idle_wakes),
 	KUNIT_CASE(pool_test_wake_throttle),

@@ -222,6 +222,7 @@ struct steal {
 	struct blitz_worker *a_worker, *b_worker;
 	struct completion b_ran;
 	bool ask, leaf, asked_in_leaf, b_in_leaf;
+	bool ask_blocked, b_late;
 };
 
 static void steal_b(void *arg)
@@ -234,8 +235,10 @@ static void steal_b(void *arg)
 
 /*
  * With ask, a asks for its own b and forks; with leaf, a first runs a long
- * leaf that neither forks nor can be switched out. Then a sleeps until b
- * has run: b must be stolen.
+ * leaf that neither forks nor can be switched out; with ask_blocked, a
+ * clears what its cold start armed and makes one request, which it does
+ * not act on: it sleeps at once, for at most 5 s (b_late if b has not run
+ * by then). Otherwise a sleeps until b has run. b must be stolen.
  */
 static void steal_a(void *arg)
 {
@@ -258,6 +261,14 @@ static void steal_a(void *arg)
 	}
 	if (s->ask)
 		share_ask_self();
+	if (s->ask_blocked) {
+		hrtimer_cancel(&w->share_timer);
+		WRITE_ONCE(w->forks.share, 0);
+		blitz_ask(w, w);
+		/* Late: b runs after we return, inline, and steal_check fails. */
+		s->b_late = !wait_for_completion_timeout(&s->b_ran, 5 * HZ);
+		return;
+	}
 	wait_for_completion(&s->b_ran);
 }
 
@@ -312,8 +323,10 @@ static void share_test_promoted_stolen(struct kunit *test)
 }
 
 /*
- * No request at all: a sleeps until b has run, and its sched_out notifier
- * promotes b when it blocks, for the other worker to steal.
+ * No request from a: it sleeps until b has run. b is latent when a
+ * blocks; the worker's cold start, or the other worker asking as it goes
+ * idle, has its share timer find it switched out and promote b, for the
+ * other worker to steal.
  */
 static void share_test_blocked_a(struct kunit *test)
 {
@@ -322,6 +335,22 @@ static void share_test_blocked_a(struct kunit *test)
 
 	init_completion(&s.b_ran);
 	steal_check(test, pool, &s);
+	blitz_pool_destroy(pool);
+}
+
+/*
+ * One request, made while a runs, which a never acts on: it blocks
+ * before any fork. The request's look arms the share timer on a's CPU,
+ * which finds the worker running, then blocked, and promotes b there.
+ */
+static void share_test_asked_blocked(struct kunit *test)
+{
+	struct blitz_pool *pool = share_pool_two(test, "kunit-askblk");
+	struct steal s = { .ask_blocked = true };
+
+	init_completion(&s.b_ran);
+	steal_check(test, pool, &s);
+	KUNIT_EXPECT_FALSE(test, s.b_late);
 	blitz_pool_destroy(pool);
 }
 
@@ -467,6 +496,7 @@ static struct kunit_case share_test_cases[] = {
 	KUNIT_CASE(share_test_one_worker),
 	KUNIT_CASE(share_test_promoted_stolen),
 	KUNIT_CASE(share_test_blocked_a),
+	KUNIT_CASE(share_test_asked_blocked),
 	KUNIT_CASE(share_test_long_leaf),
 	KUNIT_CASE(share_test_parallel_for),
 	KUNIT_CASE(share_test_idle_no_timer),

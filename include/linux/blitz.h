@@ -247,22 +247,49 @@ struct blitz_join_frame {
  * @depth: join frames open on the worker, latent or promoted
  * @published: frames [0, @published) of the current segment are promoted,
  *	       [@published, @depth) latent
+ * @task: the worker's kthread, which the frames belong to
  * @latent: the open join frames, oldest first
  * @share: share requests, BLITZ_SHARE_*: written by other workers and the
  *	   worker's share timer, read at every fork
  *
  * The first member of a worker. @depth, @published and @latent are the
- * worker's own, and its sched_out notifier's, which runs in its context.
+ * worker's own, and, while it is switched out, its CPU's (share.c).
  */
 struct blitz_forks {
 	unsigned int depth;
 	unsigned int published;
+	struct task_struct *task;
 	struct blitz_join_frame *latent[BLITZ_LATENT_MAX];
 	unsigned long share ____cacheline_aligned_in_smp;
 };
 
-/* The fork state of the worker running on each CPU, or NULL. */
+/*
+ * For each CPU, the forks of the worker that last said it runs there, or
+ * NULL: a hint, right when its @task is current.
+ */
 DECLARE_PER_CPU(struct blitz_forks *, blitz_running);
+
+/*
+ * The current worker's forks, if the hint names it; NULL in an interrupt,
+ * for any other task, and for a worker the hint no longer names (another
+ * worker ran here since: the slow paths look it up and set the hint
+ * again). A hint may name a worker that is exiting: its pool frees it
+ * only after clearing the hints and a grace period, which preemption off
+ * holds off while we look.
+ */
+static __always_inline struct blitz_forks *__blitz_running(void)
+{
+	struct blitz_forks *forks;
+
+	if (!in_task())
+		return NULL;
+	preempt_disable();
+	forks = this_cpu_read(blitz_running);
+	if (forks && forks->task != current)
+		forks = NULL;
+	preempt_enable();
+	return forks;
+}
 
 void __blitz_join_slow(void (*a)(void *arg), void *a_arg,
 		       void (*b)(void *arg), void *b_arg);
@@ -272,8 +299,8 @@ void __blitz_join_promoted(struct blitz_forks *forks,
 
 /*
  * Open frame @f at @i, the next free slot of the current worker's latent
- * stack. Its b is stored first: from the depth store on, the sched_out
- * notifier, in our context, may promote the frame.
+ * stack. Its b is stored first: from the depth store on, our CPU may
+ * promote the frame while we are switched out (share.c).
  */
 static __always_inline void __blitz_fork(struct blitz_forks *forks,
 					 struct blitz_join_frame *f,
@@ -286,8 +313,9 @@ static __always_inline void __blitz_fork(struct blitz_forks *forks,
 
 /*
  * Close the frame open at @i: whether it is still latent, and b is ours
- * to run inline. The depth store first: from then on the notifier leaves
- * the frame alone, and a promotion before it shows in published.
+ * to run inline. The depth store first: from then on a promotion while
+ * we are switched out leaves the frame alone, and one before it shows in
+ * published.
  */
 static __always_inline bool __blitz_unfork(struct blitz_forks *forks,
 					   unsigned int i)
@@ -307,61 +335,23 @@ static __always_inline bool __blitz_fork_asked(struct blitz_forks *forks)
 	       should_resched(0);
 }
 
-/**
- * blitz_join - run two functions, possibly in parallel
- * @a: the first function, run by the caller
- * @a_arg: its argument
- * @b: the second function, offered to other workers
- * @b_arg: its argument
- *
- * Returns when both @a and @b have returned. Inside a worker, @a runs
- * inline, and @b runs inline after it unless another worker took it
- * meanwhile. @b is offered to other workers lazily, when one of them
- * wants work: at a later fork of the caller (a join or parallel loop in
- * @a), or when the caller blocks or is preempted in @a. So a join that
- * nobody needs costs a few plain loads and stores around the two calls,
- * and @a may wait for @b to run, by sleeping, as long as another worker
- * is there to take it. An @a that spins without forking keeps @b to
- * itself. While a stolen @b runs elsewhere, the caller runs only work
- * that descends from @b (joins @b makes), or sleeps: never an unrelated
- * job, so the caller may hold a lock that other jobs take. Jobs that @a
- * submits are not run by the join: they run later, like any submitted
- * job. Outside a worker, the whole join runs in the default pool and the
- * caller sleeps until it is done. Joins nest like function calls, on the
- * caller's stack.
- *
- * Inline: in a worker, the fork records @b's frame on the worker's
- * private stack of latent frames with plain stores, and the join finds
- * it still latent with one load, unless a share request or a reschedule
- * is pending at the fork.
- *
- * Context: process context or a blitz job; may sleep.
+/*
+ * blitz_join() in the current worker, whose @forks have a free slot:
+ * inline, and from __blitz_join_slow() once it has found the worker.
  */
-static __always_inline void blitz_join(void (*a)(void *arg), void *a_arg,
-				       void (*b)(void *arg), void *b_arg)
+static __always_inline void __blitz_join(struct blitz_forks *forks,
+					 void (*a)(void *arg), void *a_arg,
+					 void (*b)(void *arg), void *b_arg)
 {
-	/*
-	 * In task context, the worker running here is current or nobody,
-	 * wherever we migrate after the load: each worker's preempt
-	 * notifier sets blitz_running when the worker is switched in and
-	 * clears it when it is switched out.
-	 */
-	struct blitz_forks *forks = in_task() ? this_cpu_read(blitz_running) :
-						NULL;
 	/*
 	 * Not zeroed (CONFIG_INIT_STACK_ALL_ZERO would, at every join): the
 	 * fork writes fn and arg, a promotion the rest.
 	 */
 	struct blitz_join_frame f __uninitialized;
-	unsigned int i;
+	unsigned int i = forks->depth;
 
-	if (unlikely(!forks || forks->depth >= BLITZ_LATENT_MAX)) {
-		__blitz_join_slow(a, a_arg, b, b_arg);
-		return;
-	}
 	/* might_sleep() without the voluntary preemption: see below. */
 	__might_sleep(__FILE__, __LINE__);
-	i = forks->depth;
 	f.fn = b;
 	f.arg = b_arg;
 	__blitz_fork(forks, &f, i);
@@ -373,6 +363,47 @@ static __always_inline void blitz_join(void (*a)(void *arg), void *a_arg,
 		b(b_arg);
 	else
 		__blitz_join_promoted(forks, &f, i);
+}
+
+/**
+ * blitz_join - run two functions, possibly in parallel
+ * @a: the first function, run by the caller
+ * @a_arg: its argument
+ * @b: the second function, offered to other workers
+ * @b_arg: its argument
+ *
+ * Returns when both @a and @b have returned. Inside a worker, @a runs
+ * inline, and @b runs inline after it unless another worker took it
+ * meanwhile. @b is offered to other workers lazily, when one of them
+ * wants work: at a later fork of the caller (a join or parallel loop in
+ * @a), or, while the caller is blocked or preempted in @a, from an
+ * interrupt on its CPU. So a join that nobody needs costs a few plain
+ * loads and stores around the two calls, and @a may wait for @b to run,
+ * by sleeping, as long as another worker is there to take it. An @a that
+ * spins without forking keeps @b to itself. While a stolen @b runs
+ * elsewhere, the caller runs only work that descends from @b (joins @b
+ * makes), or sleeps: never an unrelated job, so the caller may hold a
+ * lock that other jobs take. Jobs that @a submits are not run by the
+ * join: they run later, like any submitted job. Outside a worker, the
+ * whole join runs in the default pool and the caller sleeps until it is
+ * done. Joins nest like function calls, on the caller's stack.
+ *
+ * Inline: in a worker, the fork records @b's frame on the worker's
+ * private stack of latent frames with plain stores, and the join finds
+ * it still latent with one load, unless a share request or a reschedule
+ * is pending at the fork.
+ *
+ * Context: process context or a blitz job; may sleep.
+ */
+static __always_inline void blitz_join(void (*a)(void *arg), void *a_arg,
+				       void (*b)(void *arg), void *b_arg)
+{
+	struct blitz_forks *forks = __blitz_running();
+
+	if (unlikely(!forks || forks->depth >= BLITZ_LATENT_MAX))
+		__blitz_join_slow(a, a_arg, b, b_arg);
+	else
+		__blitz_join(forks, a, a_arg, b, b_arg);
 }
 
 #endif /* _LINUX_BLITZ_H */
