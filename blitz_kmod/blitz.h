@@ -206,12 +206,18 @@ static inline bool blitz_on_idle_task(void)
 /*
  * The worker the per-CPU hint names as the caller, or NULL: in task
  * context, a worker that ran a job since any other worker ran on its CPU
- * (blitz_execute() sets the hint), or looked itself up since.
+ * (blitz_execute() sets the hint), or looked itself up since. A user
+ * task is no worker and does not look at the hint: a tight loop of
+ * blitz_submit() from a system call measured about 30% slower per job
+ * with the look (design.rst, "Which worker is running").
  */
 static inline struct blitz_worker *blitz_hinted_worker(void)
 {
-	struct blitz_forks *forks = __blitz_running();
+	struct blitz_forks *forks;
 
+	if (!(current->flags & PF_KTHREAD))
+		return NULL;
+	forks = __blitz_running();
 	/* The forks come first in a worker: NULL stays NULL. */
 	BUILD_BUG_ON(offsetof(struct blitz_worker, forks));
 	return container_of(forks, struct blitz_worker, forks);
