@@ -785,13 +785,16 @@ struct irq_submitter {
 	enum bench_target how;
 };
 
-/* Sort @nr latencies in ns; return their p50 and p99 in us. */
+/*
+ * Sort @nr latencies in ns; return their p50 and p99 in us, by nearest
+ * rank: of 100 samples, the 50th and the 99th smallest (not the largest).
+ */
 static void latency_percentiles(u64 *lat, unsigned int nr, u64 *p50,
 				u64 *p99)
 {
 	sort(lat, nr, sizeof(*lat), cmp_u64, NULL);
-	*p50 = lat[nr / 2] / NSEC_PER_USEC;
-	*p99 = lat[nr * 99 / 100] / NSEC_PER_USEC;
+	*p50 = lat[DIV_ROUND_UP(nr * 50, 100) - 1] / NSEC_PER_USEC;
+	*p99 = lat[DIV_ROUND_UP(nr * 99, 100) - 1] / NSEC_PER_USEC;
 }
 
 static void stamp_done(struct bench_job *j)
