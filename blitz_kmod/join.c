@@ -371,6 +371,18 @@ static noinline void blitz_loop_split(struct blitz_worker *w,
  * @hi: one past the last, above @lo
  * @acc: the accumulator the range folds into, if @loop has one
  *
+ * A range longer than a chunk is run in ranges that start at one index
+ * and double up to the chunk, and that are never more than half of what
+ * is left, so they shrink again to one index at the end. A request is
+ * heard at the next boundary: early in the run, about as long after the
+ * start as it came; late, after at most half of what is left. With
+ * chunks of a whole chunk throughout, the first request of a loop
+ * started on a cold worker, one share interval in, waited for the first
+ * chunk to end, and a worker that ran out of work near the end waited
+ * for the last: the halves ended up to a chunk apart. It costs a run
+ * about twice log2(chunk) more calls of the body. A range of at most a
+ * chunk is one call.
+ *
  * Context: a worker, in task context, with no latent frame newer than the
  * loop's.
  */
@@ -378,15 +390,18 @@ void blitz_loop_run(struct blitz_worker *w, struct blitz_loop *loop,
 		    unsigned long lo, unsigned long hi, void *acc)
 {
 	unsigned long chunk = loop->chunk;
+	unsigned long step = hi - lo > chunk ? 1 : chunk;
 
-	while (hi - lo > chunk) {
+	while (hi - lo > step) {
 		if (unlikely(__blitz_fork_asked(&w->forks)) &&
 		    blitz_loop_slow(w) && w->forks.depth < BLITZ_LATENT_MAX) {
 			blitz_loop_split(w, loop, lo, hi, acc);
 			return;
 		}
-		loop->body(loop, lo, lo + chunk, acc);
-		lo += chunk;
+		loop->body(loop, lo, lo + step, acc);
+		lo += step;
+		step = step < chunk / 2 ? 2 * step : chunk;
+		step = min(step, max((hi - lo) / 2, 1UL));
 	}
 	loop->body(loop, lo, hi, acc);
 }
@@ -461,12 +476,15 @@ static void blitz_for_body(struct blitz_loop *loop, unsigned long lo,
  *	that together cover [@start, @end) exactly once, in parallel
  * @arg: passed to @fn
  *
- * The caller runs [@start, @end) in ranges of @grain, in order, and, each
- * time another worker asks for work between two ranges, gives it the
- * upper half of what is left, which it may split in turn (lazy binary
- * splitting). A range is at most @grain long; a split may leave one
- * shorter. Inside a worker, the loop runs in that worker's pool; outside,
- * in the default pool while the caller sleeps.
+ * The caller runs [@start, @end) in ranges, in order, and, each time
+ * another worker asks for work between two ranges, gives it the upper
+ * half of what is left, which it may split in turn (lazy binary
+ * splitting). A range is at most @grain long: the first is one index,
+ * each next one twice the last up to @grain, and none is over half of
+ * what is left, so that a request is heard soon at the start and at the
+ * end. An interval of at most @grain is one call. Inside a worker, the
+ * loop runs in that worker's pool; outside, in the default pool while
+ * the caller sleeps.
  *
  * Context: process context or a blitz job; may sleep.
  * Return: 0; -EINVAL for @start > @end or a NULL @fn (then @fn is never

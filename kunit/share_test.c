@@ -384,19 +384,29 @@ static void share_test_long_leaf(struct kunit *test)
 
 /* === Parallel loops split on demand === */
 
+#define LAZY_N		1000
+#define LAZY_GRAIN	10
+#define LAZY_RANGES	128UL
+
 struct lazy {
-	unsigned long grain, ask_at, next, bad, ranges;
+	unsigned long ask_at, next, bad, nr;
+	unsigned long lo[LAZY_RANGES], len[LAZY_RANGES];
 	bool in_order;
 	atomic_t *hits;
 };
 
+/* One worker: the ranges come one at a time. */
 static void lazy_fn(unsigned long lo, unsigned long hi, void *arg)
 {
 	struct lazy *l = arg;
 	unsigned long i;
 
-	l->ranges++;
-	if (lo >= hi || hi - lo > l->grain)
+	if (l->nr < LAZY_RANGES) {
+		l->lo[l->nr] = lo;
+		l->len[l->nr] = hi - lo;
+	}
+	l->nr++;
+	if (lo >= hi || hi - lo > LAZY_GRAIN)
 		l->bad++;
 	if (lo != l->next)
 		l->in_order = false;
@@ -411,39 +421,81 @@ static void lazy_loop(void *arg)
 {
 	struct lazy *l = arg;
 
-	WARN_ON(blitz_parallel_for(0, 1000, l->grain, lazy_fn, l));
+	WARN_ON(blitz_parallel_for(0, LAZY_N, LAZY_GRAIN, lazy_fn, l));
+}
+
+/* Whether a range of @l starts at @lo and is @len long. */
+static bool lazy_has(const struct lazy *l, unsigned long lo,
+		     unsigned long len)
+{
+	unsigned long i;
+
+	for (i = 0; i < min(l->nr, LAZY_RANGES); i++)
+		if (l->lo[i] == lo)
+			return l->len[i] == len;
+	return false;
+}
+
+/* The length of range @i of @nr when nobody asks. */
+static unsigned long lazy_len(unsigned long nr, unsigned long i)
+{
+	static const unsigned long tail[] = { 7, 4, 2, 1, 1 };
+
+	if (i < 4)
+		return 1UL << i;
+	if (i >= nr - ARRAY_SIZE(tail))
+		return tail[i - (nr - ARRAY_SIZE(tail))];
+	return LAZY_GRAIN;
 }
 
 /*
- * Nobody asking: consecutive ranges of the grain, in order, on the
- * caller. One request in the middle: one split, promoted and popped back
- * (one worker), still every index once and no range over the grain.
+ * Nobody asking: the ranges come in order, on the caller, one index
+ * first, each twice the last up to the grain, and none over half of what
+ * is left: 1, 2, 4, 8, then 10s, then 7, 4, 2, 1, 1. A request made in
+ * the first range is acted on at its end, index 1, not a grain later:
+ * the upper half of [1, 1000) is promoted, and, popped back (one
+ * worker), starts at 500 with one index again. Every index once, no
+ * range over the grain, in order.
  */
 static void share_test_parallel_for(struct kunit *test)
 {
 	struct blitz_pool *pool = share_pool_one(test, "kunit-lazy");
 	struct blitz_worker *w = pool->workers[0];
-	struct lazy l = { .grain = 10, .ask_at = ULONG_MAX, .in_order = true };
+	struct lazy *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
 	unsigned int interval = blitz_share_interval_us;
-	int i, pass;
+	unsigned long i;
+	int pass;
 
-	l.hits = kunit_kcalloc(test, 1000, sizeof(*l.hits), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, l.hits);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	l->hits = kunit_kcalloc(test, LAZY_N, sizeof(*l->hits), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l->hits);
+	l->ask_at = ULONG_MAX;
 	blitz_share_interval_us = 0;
 	for (pass = 0; pass < 2; pass++) {
-		KUNIT_EXPECT_EQ(test, blitz_call(pool, lazy_loop, &l), 0);
-		for (i = 0; i < 1000; i++)
-			KUNIT_EXPECT_EQ(test, atomic_read(&l.hits[i]), pass + 1);
-		KUNIT_EXPECT_EQ(test, l.bad, 0UL);
-		l.ask_at = 500;
-		l.next = 0;
+		l->next = 0;
+		l->nr = 0;
+		l->in_order = true;
+		KUNIT_EXPECT_EQ(test, blitz_call(pool, lazy_loop, l), 0);
+		for (i = 0; i < LAZY_N; i++)
+			KUNIT_EXPECT_EQ(test, atomic_read(&l->hits[i]), pass + 1);
+		KUNIT_EXPECT_EQ(test, l->bad, 0UL);
+		KUNIT_EXPECT_TRUE(test, l->in_order);
+		KUNIT_EXPECT_TRUE(test, lazy_has(l, 0, 1));
+		if (!pass) {
+			/* 15 in four, 970 in tens, the last 15 in five. */
+			KUNIT_EXPECT_EQ(test, l->nr, 4 + 97 + 5UL);
+			for (i = 0; i < min(l->nr, LAZY_RANGES); i++)
+				KUNIT_EXPECT_EQ_MSG(test, l->len[i],
+						    lazy_len(l->nr, i),
+						    "range %lu", i);
+			KUNIT_EXPECT_EQ(test, share_stat(w, BLITZ_STAT_PROMOTED),
+					0ULL);
+		}
+		l->ask_at = 0;
 	}
 	blitz_share_interval_us = interval;
-	/*
-	 * Both passes in order: the second split once, ran the lower half
-	 * and popped the upper back.
-	 */
-	KUNIT_EXPECT_TRUE(test, l.in_order);
+	KUNIT_EXPECT_TRUE(test, lazy_has(l, 1, 1));
+	KUNIT_EXPECT_TRUE(test, lazy_has(l, 500, 1));
 	KUNIT_EXPECT_EQ(test, share_stat(w, BLITZ_STAT_PROMOTED), 1ULL);
 	blitz_pool_destroy(pool);
 }
