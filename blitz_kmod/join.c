@@ -375,13 +375,13 @@ static noinline void blitz_loop_split(struct blitz_worker *w,
  * and double up to the chunk, and that are never more than half of what
  * is left, so they shrink again to one index at the end. A request is
  * heard at the next boundary: early in the run, about as long after the
- * start as it came; late, after at most half of what is left. With
- * chunks of a whole chunk throughout, the first request of a loop
- * started on a cold worker, one share interval in, waited for the first
- * chunk to end, and a worker that ran out of work near the end waited
- * for the last: the halves ended up to a chunk apart. It costs a run
- * about twice log2(chunk) more calls of the body. A range of at most a
- * chunk is one call.
+ * start as it came; late, after at most half of what is left. When
+ * every range was a whole chunk, the first request of a loop started on
+ * a cold worker, one share interval in, waited for the first chunk to
+ * end, and a worker that ran out of work near the end waited for the
+ * other's last chunk: the halves ended up to a chunk apart. It costs a
+ * run about twice log2(chunk) more calls of the body. A range of at most
+ * a chunk is one call.
  *
  * Context: a worker, in task context, with no latent frame newer than the
  * loop's.
