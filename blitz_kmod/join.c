@@ -413,8 +413,9 @@ struct blitz_loop_call {
 };
 
 /*
- * grain 0: about 32 chunks per worker. A chunk boundary costs a load, and
- * the last chunk, which nobody can split, bounds the imbalance at the end.
+ * grain 0: chunks of about 1/32 of a worker's share. A boundary costs a
+ * load; the shorter ranges at the start and end of a run
+ * (blitz_loop_run()) keep the chunk from bounding the imbalance.
  */
 static void blitz_loop_in_pool(void *arg)
 {
@@ -470,8 +471,8 @@ static void blitz_for_body(struct blitz_loop *loop, unsigned long lo,
  * blitz_parallel_for - call a function on ranges covering an interval
  * @start: first index
  * @end: one past the last index
- * @grain: the longest range @fn is given, or 0 to choose: about 32 ranges
- *	   per worker of the pool
+ * @grain: the longest range @fn is given, or 0 to choose: about 1/32 of
+ *	   the interval's share of each worker of the pool
  * @fn: called as fn(lo, hi, @arg) on non-empty, non-overlapping ranges
  *	that together cover [@start, @end) exactly once, in parallel
  * @arg: passed to @fn
