@@ -388,6 +388,7 @@ void blitz_ask(struct blitz_worker *asker, struct blitz_worker *v);
 void blitz_ask_busy(struct blitz_worker *w);
 bool blitz_loop_slow(struct blitz_worker *w);
 void blitz_promote(struct blitz_worker *w);
+void blitz_post_frames(struct blitz_worker *w);
 unsigned int __blitz_segment_open(struct blitz_worker *w);
 
 /*

@@ -156,7 +156,10 @@ struct blitz_held {
  * Run the jobs of @group on @w's deque, newest first, with the jobs they
  * submit; move other jobs to the injection list, and hold our own join
  * frames aside, to be pushed back once the deque is empty: a frame
- * promoted after a job of the group was submitted sits above it.
+ * promoted after a job of the group was submitted sits above it. Frames
+ * pushed back are posted again: while we held them, nobody could see
+ * them, and a worker that their promotion's post counted on may have
+ * gone to sleep, or the joiner of the b we run stopped looking at us.
  */
 static void blitz_group_help(struct blitz_worker *w, struct blitz_group *group)
 {
@@ -188,6 +191,8 @@ static void blitz_group_help(struct blitz_worker *w, struct blitz_group *group)
 		WARN_ON_ONCE(!blitz_deque_push_frame(&w->deque, job));
 		preempt_enable();
 	}
+	if (held.first)
+		blitz_post_frames(w);
 	blitz_segment_close(w, published);
 }
 
@@ -200,6 +205,13 @@ static bool blitz_group_match(struct llist_node *node, void *group)
  * Run the jobs of @group that @w can reach without running another: on
  * its deque, and, if the deque overflowed, on its injection list. Until
  * neither has any, since those jobs submit more.
+ *
+ * Filtering the list moves the other jobs on it to the backlog. Between
+ * the two, a worker's last look before sleeping sees neither (inject.h),
+ * and we will not run those jobs: post them again. The post's smp_mb()
+ * orders the backlog after the move before the sleepers bitmap; it pairs
+ * with the sleeper's barrier before its last look
+ * (litmus/inject-filter-post.litmus).
  */
 static void blitz_group_run_own(struct blitz_worker *w,
 				struct blitz_group *group)
@@ -211,6 +223,8 @@ static void blitz_group_run_own(struct blitz_worker *w,
 		blitz_group_help(w, group);
 		list = blitz_inject_take_if(&w->inject, blitz_group_match,
 					    group);
+		if (!blitz_inject_empty(&w->inject))
+			blitz_new_jobs(w->pool, w->index + 1);
 		llist_for_each_entry_safe(job, next, list, node)
 			blitz_execute(w, job);
 	} while (list);

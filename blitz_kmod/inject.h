@@ -10,9 +10,9 @@
  * taker that finds the backlog empty moves the whole llist there,
  * reversed, and then every taker cuts its batch off the backlog's head.
  * Each job is reversed once and cut once: O(1) per job, whatever the
- * backlog. The llist is emptied only when the backlog is, so jobs leave in
- * the order they came (FIFO per submitting CPU) and none is overtaken for
- * ever.
+ * backlog. The llist is emptied only when the backlog is (or, by a waiter
+ * filtering the queue, appended to it), so jobs leave in the order they
+ * came (FIFO per submitting CPU) and none is overtaken for ever.
  *
  * A taker holds the lock for one batch, a walk of at most its size, and,
  * when it refills the backlog, for the reversal of the list: a walk of
@@ -69,7 +69,8 @@ static inline bool blitz_inject_add(struct blitz_inject *q,
 /*
  * Whether @q looks empty. A lockless look; a job moving from the list to
  * the backlog may be missed, but only by others than the taker moving it,
- * which then runs it or pushes it where it can be stolen.
+ * which then runs it or pushes it where it can be stolen, or, filtering
+ * the list (blitz_inject_take_if()), posts it again.
  */
 static inline bool blitz_inject_empty(struct blitz_inject *q)
 {
@@ -110,8 +111,9 @@ static inline struct llist_node *blitz_inject_take(struct blitz_inject *q,
 
 /*
  * Take the jobs of @q that @match, oldest first, NULL-terminated; the
- * others stay, in order. O(jobs queued), under the takers' lock: for a
- * rare path (a waiter looking for its group's jobs). Task context.
+ * others stay, in order, all on the backlog. O(jobs queued), under the
+ * takers' lock: for a rare path (a waiter looking for its group's jobs),
+ * whose caller posts the jobs it moved to the backlog. Task context.
  */
 static inline struct llist_node *
 blitz_inject_take_if(struct blitz_inject *q,

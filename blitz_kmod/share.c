@@ -204,11 +204,12 @@ static bool blitz_promote_one(struct blitz_worker *w)
 }
 
 /*
- * Frames were promoted: the joiner waiting for the b we run may leapfrog
- * them, and it may be asleep on b's latch. The frame is alive: its latch
- * is set only after b returns, by the worker, which is the caller, or is
- * switched out until the caller returns. The caller ordered its pushes before
- * this with a full barrier; it pairs with the fully ordered
+ * Frames were pushed (promoted, or pushed back by a group waiter): the
+ * joiner waiting for the b we run may leapfrog them, and it may be asleep
+ * on b's latch. The frame is alive: its latch is set only after b
+ * returns, by the worker, which is the caller, or is switched out until
+ * the caller returns. The caller ordered its pushes before this with a
+ * full barrier; it pairs with the fully ordered
  * blitz_latch_get_sleepy() before the joiner looks at our deque
  * (blitz_join_ready()): either the joiner sees the frame, or this sees
  * it sleepy (litmus/share-kick-joiner.litmus).
@@ -387,6 +388,27 @@ void __blitz_share_idle(struct blitz_worker *w)
 }
 
 /**
+ * blitz_post_frames - post join frames just pushed on our deque
+ * @w: the current worker
+ *
+ * A sleeper may be needed to steal them, and the joiner waiting for the
+ * b we run may leapfrog them: wake the one, kick the other.
+ *
+ * Context: the owner, in task context.
+ */
+void blitz_post_frames(struct blitz_worker *w)
+{
+	/*
+	 * The post's smp_mb() orders the pushes before the sleepers bitmap,
+	 * as for any push (litmus/share-promote-sleeper.litmus), and before
+	 * the kick.
+	 */
+	blitz_new_jobs(w->pool, w->index + 1);
+	blitz_race_window(BLITZ_RACE_SHARE_KICK);
+	blitz_kick_serving(w);
+}
+
+/**
  * blitz_promote - promote the oldest latent frame and post it
  * @w: the current worker
  *
@@ -403,14 +425,7 @@ void blitz_promote(struct blitz_worker *w)
 	if (!pushed)
 		return;
 	w->promoted_at = local_clock();
-	/*
-	 * The post's smp_mb() orders the push before the sleepers bitmap,
-	 * as for any push (litmus/share-promote-sleeper.litmus), and before
-	 * the kick.
-	 */
-	blitz_new_jobs(w->pool, w->index + 1);
-	blitz_race_window(BLITZ_RACE_SHARE_KICK);
-	blitz_kick_serving(w);
+	blitz_post_frames(w);
 }
 
 /*

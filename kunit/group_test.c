@@ -468,6 +468,123 @@ static void group_test_cancel_race(struct kunit *test)
 	blitz_pool_destroy(pool);
 }
 
+/* === Join frames held aside by a waiter === */
+
+struct ghold {
+	struct blitz_pool *pool;
+	struct blitz_group group;
+	struct blitz_job blocker, gjob;
+	struct completion blocker_running, release, b_ran;
+	struct blitz_worker *other, *a_worker, *b_worker;
+	unsigned int interval;
+	bool promoted, other_slept, b_late;
+};
+
+/* Keeps the other worker busy, so that nobody steals b early. */
+static void ghold_blocker_func(struct blitz_job *job)
+{
+	struct ghold *h = container_of(job, struct ghold, blocker);
+
+	h->other = blitz_current_worker();
+	complete(&h->blocker_running);
+	wait_for_completion(&h->release);
+}
+
+/*
+ * The group's job, run by the waiter while it holds b aside: it lets the
+ * other worker go idle, with nothing to see, and waits until it sleeps.
+ */
+static void ghold_gjob_func(struct blitz_job *job)
+{
+	struct ghold *h = container_of(job, struct ghold, gjob);
+	int ms;
+
+	complete(&h->release);
+	for (ms = 0; ms < 5000 && !test_bit(h->other->index, h->pool->sleepers);
+	     ms += 20)
+		msleep(20);
+	h->other_slept = test_bit(h->other->index, h->pool->sleepers);
+}
+
+static void ghold_nop(void *arg)
+{
+}
+
+/*
+ * The group's job goes on our deque, then b is promoted above it: the
+ * wait pops b first and holds it while it runs the group's job. Then
+ * a sleeps until b has run: only the other worker, asleep by then, can
+ * run it, and only if the frames pushed back were posted.
+ */
+static void ghold_a(void *arg)
+{
+	struct ghold *h = arg;
+	struct blitz_worker *w = blitz_current_worker();
+
+	h->a_worker = w;
+	WARN_ON(blitz_group_submit(&h->group, &h->gjob));
+	/*
+	 * A request that the next fork acts on at once, not after a
+	 * cooldown: it promotes the oldest latent frame, b.
+	 */
+	blitz_share_interval_us = 0;
+	WRITE_ONCE(w->forks.share, BLITZ_SHARE_ASK);
+	blitz_join(ghold_nop, NULL, ghold_nop, NULL);
+	blitz_share_interval_us = h->interval;
+	h->promoted = READ_ONCE(w->forks.published) == 1;
+	WARN_ON(blitz_group_wait(&h->group));
+	h->b_late = !wait_for_completion_timeout(&h->b_ran, 5 * HZ);
+}
+
+static void ghold_b(void *arg)
+{
+	struct ghold *h = arg;
+
+	h->b_worker = blitz_current_worker();
+	complete(&h->b_ran);
+}
+
+static void ghold_root(void *arg)
+{
+	blitz_join(ghold_a, arg, ghold_b, arg);
+}
+
+/*
+ * A worker waiting for its group holds its promoted frames aside while
+ * it runs the group's jobs, and pushes them back after. Meanwhile the
+ * other worker found nothing and slept: the push-back must post them, so
+ * that the sleeper wakes and steals b, for which a waits.
+ */
+static void group_test_held_frames(struct kunit *test)
+{
+	struct blitz_pool *pool;
+	struct ghold *h;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "a stolen frame needs two CPUs");
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	pool = blitz_pool_create("kunit-ghold", 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	h->pool = pool;
+	h->interval = blitz_share_interval_us;
+	blitz_group_init(&h->group, pool);
+	blitz_job_init(&h->blocker, ghold_blocker_func);
+	blitz_job_init(&h->gjob, ghold_gjob_func);
+	init_completion(&h->blocker_running);
+	init_completion(&h->release);
+	init_completion(&h->b_ran);
+	KUNIT_ASSERT_EQ(test, blitz_submit(pool, &h->blocker), 0);
+	wait_for_completion(&h->blocker_running);
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, ghold_root, h), 0);
+	KUNIT_EXPECT_PTR_NE(test, h->a_worker, h->other);
+	KUNIT_EXPECT_TRUE(test, h->promoted);
+	KUNIT_EXPECT_TRUE(test, h->other_slept);
+	KUNIT_EXPECT_FALSE(test, h->b_late);
+	KUNIT_EXPECT_PTR_EQ(test, h->b_worker, h->other);
+	blitz_pool_destroy(pool);
+}
+
 KUNIT_ARRAY_PARAM(group_threads, blitz_test_thread_counts,
 		  blitz_test_thread_count_desc);
 
@@ -478,6 +595,7 @@ static struct kunit_case group_test_cases[] = {
 	KUNIT_CASE_PARAM(group_test_nested, gnest_gen_params),
 	KUNIT_CASE(group_test_wait_in_job),
 	KUNIT_CASE_PARAM(group_test_cancel_race, group_threads_gen_params),
+	KUNIT_CASE(group_test_held_frames),
 	{}
 };
 
