@@ -130,11 +130,19 @@ static void blitz_join_give_back(struct blitz_join_frame *e)
 	wake_up_process(owner);
 }
 
+/* Whether a waiting joiner should not sleep: its frame was given back. */
+static bool blitz_join_given_back(void *arg)
+{
+	struct blitz_join_frame *f = arg;
+
+	return READ_ONCE(f->given_back);
+}
+
 /*
- * Whether a waiting joiner should not sleep: its frame was given back, or
- * the thief has a frame of b's for it to leapfrog. The thief's kick pairs
- * with the fully ordered blitz_latch_get_sleepy() before this look
- * (litmus/share-kick-joiner.litmus).
+ * Whether a waiting joiner that may leapfrog should not sleep: its frame
+ * was given back, or the thief has a frame of b's for it to leapfrog. The
+ * thief's kick pairs with the fully ordered blitz_latch_get_sleepy()
+ * before this look (litmus/share-kick-joiner.litmus).
  */
 static bool blitz_join_ready(void *arg)
 {
@@ -142,7 +150,7 @@ static bool blitz_join_ready(void *arg)
 	/* Pairs with smp_store_release() in blitz_join_stolen(). */
 	struct blitz_worker *thief = smp_load_acquire(&f->thief);
 
-	return READ_ONCE(f->given_back) ||
+	return blitz_join_given_back(f) ||
 	       (thief && blitz_deque_has_frame(&thief->deque, f->thief_base));
 }
 
@@ -179,9 +187,14 @@ static struct blitz_job *blitz_leapfrog(struct blitz_worker *w,
 	return job;
 }
 
-/* Wait for a stolen b, running only b's descendants meanwhile. */
+/*
+ * Wait for a stolen b, running only b's descendants meanwhile. Short of
+ * stack, steal none, and do not stay awake for them either: sleep until
+ * b is done, or the frame given back.
+ */
 static void blitz_join_wait(struct blitz_worker *w, struct blitz_join_frame *f)
 {
+	bool leapfrog = !blitz_stack_below(BLITZ_RUN_STACK);
 	struct blitz_worker *thief;
 	struct blitz_job *job;
 	unsigned int spins = 0;
@@ -197,7 +210,7 @@ static void blitz_join_wait(struct blitz_worker *w, struct blitz_join_frame *f)
 		 */
 		thief = smp_load_acquire(&f->thief);
 		job = NULL;
-		if (thief && !blitz_stack_below(BLITZ_RUN_STACK))
+		if (thief && leapfrog)
 			job = blitz_leapfrog(w, f, thief);
 		if (job) {
 			blitz_execute(w, job);
@@ -212,8 +225,10 @@ static void blitz_join_wait(struct blitz_worker *w, struct blitz_join_frame *f)
 			cpu_relax();
 			cond_resched();
 		} else {
-			blitz_latch_sleep(w, &f->latch, blitz_join_ready, f,
-					  TASK_IDLE);
+			blitz_latch_sleep(w, &f->latch,
+					  leapfrog ? blitz_join_ready :
+						     blitz_join_given_back,
+					  f, TASK_IDLE);
 			spins = 0;
 		}
 	}

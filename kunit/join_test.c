@@ -7,6 +7,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/sched/task_stack.h>
 
 #include "../blitz_kmod/blitz.h"
 #include "../selftests/fib.h"
@@ -149,6 +150,122 @@ static void join_test_stolen_sleeps(struct kunit *test)
 	if (wh.a_worker)
 		KUNIT_EXPECT_GT(test, READ_ONCE(wh.a_worker->stats[BLITZ_STAT_SLEEPS]),
 				sleeps[wh.a_worker->index]);
+	blitz_pool_destroy(pool);
+}
+
+/* === A joiner short of stack === */
+
+struct shallow {
+	struct blitz_job job;
+	struct completion b_started, release, done;
+	struct blitz_worker *a_worker, *b_worker;
+	unsigned long left;
+};
+
+static void shallow_inner_a(void *arg)
+{
+	wait_for_completion(&((struct shallow *)arg)->release);
+}
+
+static void shallow_inner_b(void *arg)
+{
+}
+
+/* The thief blocks in a join of its own, whose b its CPU promotes. */
+static void shallow_b(void *arg)
+{
+	struct shallow *s = arg;
+
+	s->b_worker = blitz_current_worker();
+	/* a and the test both wait for this. */
+	complete_all(&s->b_started);
+	blitz_join(shallow_inner_a, s, shallow_inner_b, s);
+}
+
+static void shallow_a(void *arg)
+{
+	struct shallow *s = arg;
+
+	s->a_worker = blitz_current_worker();
+	wait_for_completion(&s->b_started);
+}
+
+/* Stack left below the caller's frame. */
+static __always_inline unsigned long shallow_stack_left(void)
+{
+	return (unsigned long)__builtin_frame_address(0) -
+	       (unsigned long)task_stack_page(current);
+}
+
+/* Use stack until a job's and at most 768 bytes are left, then join. */
+static noinline void shallow_descend(struct shallow *s)
+{
+	char pad[256];
+
+	memset(pad, 0, sizeof(pad));
+	barrier_data(pad);
+	if (shallow_stack_left() > BLITZ_JOB_STACK + 768) {
+		shallow_descend(s);
+	} else {
+		s->left = shallow_stack_left();
+		blitz_join(shallow_a, s, shallow_b, s);
+	}
+	barrier_data(pad);
+}
+
+/* CPU time @w has used, in ns. */
+static u64 shallow_runtime(struct blitz_worker *w)
+{
+	/* The scheduler updates it as @w runs: a sample is all we need. */
+	return data_race(READ_ONCE(w->task->se.sum_exec_runtime));
+}
+
+static void shallow_job(struct blitz_job *job)
+{
+	struct shallow *s = container_of(job, struct shallow, job);
+
+	shallow_descend(s);
+	complete(&s->done);
+}
+
+/*
+ * A joiner with too little stack to run a job waits for its stolen b
+ * and steals nothing. b blocks, and the thief's CPU promotes the frame of
+ * b's own join: a frame the joiner may not take, so it must sleep, not
+ * spin for it. It spun before: 200 ms of CPU in 200 ms.
+ */
+static void join_test_short_stack_sleeps(struct kunit *test)
+{
+	struct shallow s = { .job = BLITZ_JOB_INIT(shallow_job) };
+	unsigned long deadline = jiffies + 10 * HZ;
+	struct blitz_pool *pool;
+	u64 ran;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "a stolen join needs two CPUs");
+	init_completion(&s.b_started);
+	init_completion(&s.release);
+	init_completion(&s.done);
+	pool = blitz_pool_create("kunit-shallow", 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	KUNIT_ASSERT_EQ(test, blitz_submit(pool, &s.job), 0);
+	wait_for_completion(&s.b_started);
+	/* The joiner asks the thief, blocked: its CPU promotes for it. */
+	while (!READ_ONCE(s.b_worker->stats[BLITZ_STAT_PROMOTED]) &&
+	       time_before(jiffies, deadline))
+		msleep(20);
+	KUNIT_EXPECT_GT(test, READ_ONCE(s.b_worker->stats[BLITZ_STAT_PROMOTED]),
+			0ULL);
+	ran = shallow_runtime(s.a_worker);
+	msleep(200);
+	ran = shallow_runtime(s.a_worker) - ran;
+	complete(&s.release);
+	wait_for_completion(&s.done);
+
+	KUNIT_EXPECT_LT(test, s.left, (unsigned long)BLITZ_JOB_STACK + 1024);
+	KUNIT_EXPECT_PTR_NE(test, s.a_worker, s.b_worker);
+	KUNIT_EXPECT_LT_MSG(test, ran, 50ULL * NSEC_PER_MSEC,
+			    "the joiner ran %llu us of 200 ms", ran / 1000);
 	blitz_pool_destroy(pool);
 }
 
@@ -357,6 +474,7 @@ static struct kunit_case join_test_cases[] = {
 	KUNIT_CASE(join_test_fib),
 	KUNIT_CASE(join_test_popped_back),
 	KUNIT_CASE(join_test_stolen_sleeps),
+	KUNIT_CASE(join_test_short_stack_sleeps),
 	KUNIT_CASE(join_test_in_job),
 	KUNIT_CASE_SLOW(join_test_many),
 	KUNIT_CASE(join_test_full_stack),
