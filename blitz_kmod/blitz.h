@@ -241,7 +241,11 @@ static inline struct blitz_worker *blitz_current_worker(void)
 static inline void blitz_stat_add(struct blitz_worker *w, enum blitz_stat s,
 				  unsigned int n)
 {
-	/* Only the owner writes; debugfs reads with READ_ONCE(). */
+	/*
+	 * The owner writes, or its CPU's share timer while it is switched
+	 * out (share.c): an increment the owner was preempted in the middle
+	 * of may then lose the timer's. debugfs reads with READ_ONCE().
+	 */
 	WRITE_ONCE(w->stats[s], w->stats[s] + n);
 }
 

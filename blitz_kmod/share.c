@@ -45,7 +45,8 @@
  * busy worker runs outside a cooldown, and only while somebody waits for
  * its work. Work stays hidden while a worker runs a long stretch that
  * never forks and is never switched out, and while its CPU is going or
- * gone offline (the worker may run elsewhere).
+ * gone offline (the worker may run elsewhere), or back but the worker
+ * blocked elsewhere (binding a sleeping task does not move it).
  *
  * Who touches what:
  *
