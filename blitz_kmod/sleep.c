@@ -40,9 +40,11 @@
  * and swake_up_one()s its queue. Whoever clears the bit, a waker or the
  * sleeper itself in step 7, subtracts, so exactly once per count; and the
  * bit is set after the count (litmus/sleeper-bit-claim.litmus). A worker
- * is counted without its bit only between steps 3 and 4, awake, before its
+ * is counted without its bit between steps 3 and 4, awake, before its
  * last look: a poster that sees it counted but not in the bitmap has its
- * job seen by that look (litmus/poster-sleeper-bitmap.litmus). Pool
+ * job seen by that look (litmus/poster-sleeper-bitmap.litmus); and
+ * between a claim of its bit and the claimant's subtraction: it looks
+ * again after that (litmus/woken-sleeper-finds.litmus). Pool
  * destruction sets the stop latch and wakes the worker only if it was
  * SLEEPING and in the bitmap; if it was not in the bitmap yet, step 6 sees
  * the latch set (litmus/stop-sleeper-bitmap.litmus).
@@ -122,11 +124,13 @@ static void blitz_wake_one(struct blitz_pool *pool, unsigned int near);
  * them to stop looking, or to sleep, sees the job. Returns the counter
  * word as the decrement left it.
  *
- * The fully ordered decrement in blitz_sub_inactive() and the smp_mb() in
- * blitz_new_jobs() pair: a poster that saw us, or any idle worker the
- * decrement leaves counted, still looking, and so woke nobody, queued its
- * job before the decrement, and blitz_has_work() sees it
- * (litmus/idle-leave-poster.litmus, litmus/idle-leave-last.litmus).
+ * The fully ordered decrement in blitz_sub_inactive() and the poster's
+ * barrier after its queueing (smp_mb() in blitz_new_jobs(), or the
+ * cmpxchg of llist_add() before __blitz_new_jobs()) pair: a poster that
+ * saw us, or any idle worker the decrement leaves counted, still looking,
+ * and so woke nobody, queued its job before the decrement, and
+ * blitz_has_work() sees it (litmus/idle-leave-poster.litmus,
+ * litmus/idle-leave-last.litmus).
  */
 u64 blitz_idle_work_found(struct blitz_worker *w)
 {
@@ -139,9 +143,10 @@ u64 blitz_idle_work_found(struct blitz_worker *w)
 }
 
 /*
- * An idle worker gives its CPU to another task. Bound to this CPU, it
- * cannot run elsewhere meanwhile: it stops counting as idle first, and
- * wakes a sleeper for any job queued, so that no job waits for us.
+ * An idle worker gives its CPU to another task. Bound to this CPU (unless
+ * the CPU is away), it cannot run elsewhere meanwhile: it stops counting
+ * as idle first, and wakes a sleeper for any job queued, so that no job
+ * waits for us.
  */
 static void blitz_idle_yield(struct blitz_worker *w)
 {
