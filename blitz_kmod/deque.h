@@ -40,6 +40,8 @@
 #include <linux/err.h>
 #include <linux/llist.h>
 
+#include "latch.h"
+
 #define BLITZ_DEQUE_SLOTS	256
 #define BLITZ_DEQUE_MASK	(BLITZ_DEQUE_SLOTS - 1)
 
@@ -250,11 +252,11 @@ static inline struct blitz_job *blitz_deque_pop_slot(struct blitz_deque *dq,
 }
 
 /*
- * Take the oldest job if it is a frame at index @base or above, or any
- * oldest job if @frames_only is false.
+ * Take the oldest job; with @until, only if it is a frame at index @base or
+ * above and @until is not set yet.
  */
 static inline struct blitz_job *__blitz_deque_steal(struct blitz_deque *dq,
-						    bool frames_only,
+						    struct blitz_latch *until,
 						    long base)
 {
 	unsigned long slot;
@@ -272,15 +274,26 @@ static inline struct blitz_job *__blitz_deque_steal(struct blitz_deque *dq,
 	smp_mb();
 	/* Pairs with the release stores. (litmus/deque-push-steal.litmus) */
 	b = smp_load_acquire(&dq->bottom);
-	if (t >= b || (frames_only && t < base))
+	if (t >= b || (until && t < base))
 		return NULL;
 	/*
 	 * The slot may be overwritten by a push once someone else advances
 	 * top past t; then the cmpxchg below fails and the value is dropped.
 	 */
 	slot = READ_ONCE(dq->slots[t & BLITZ_DEQUE_MASK]);
-	if (frames_only && !(slot & BLITZ_DEQUE_FRAME))
-		return NULL;
+	if (until) {
+		if (!(slot & BLITZ_DEQUE_FRAME))
+			return NULL;
+		/*
+		 * Read the slot before @until: a frame pushed after @until
+		 * was set shows it set. Pairs with the full ordering of
+		 * blitz_latch_set() before the owner's later pushes.
+		 * (litmus/leapfrog-latch-check.litmus)
+		 */
+		smp_rmb();
+		if (blitz_latch_probe(until))
+			return NULL;
+	}
 	if (!try_cmpxchg(&dq->top, &t, t + 1))
 		return BLITZ_DEQUE_ABORT;
 	return blitz_deque_job(slot);
@@ -296,26 +309,29 @@ static inline struct blitz_job *__blitz_deque_steal(struct blitz_deque *dq,
  */
 static inline struct blitz_job *blitz_deque_steal(struct blitz_deque *dq)
 {
-	return __blitz_deque_steal(dq, false, 0);
+	return __blitz_deque_steal(dq, NULL, 0);
 }
 
 /**
  * blitz_deque_steal_frame - take the oldest job if it is a recent frame
  * @dq: the deque
  * @base: the lowest index that may be taken
+ * @until: a latch that the owner sets before it pushes what may not be
+ *	   taken
  *
  * For a joiner that may run only what descends from its join: the oldest
  * job is taken only if it was pushed with blitz_deque_push_frame() at an
- * index of @base or above.
+ * index of @base or above, before @until was set.
  *
  * Context: any.
  * Return: as blitz_deque_steal(); NULL also when the oldest job is not
  * such a frame.
  */
 static inline struct blitz_job *blitz_deque_steal_frame(struct blitz_deque *dq,
-							long base)
+							long base,
+							struct blitz_latch *until)
 {
-	return __blitz_deque_steal(dq, true, base);
+	return __blitz_deque_steal(dq, until, base);
 }
 
 /**

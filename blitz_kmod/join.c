@@ -111,38 +111,10 @@ void blitz_join_stolen(struct blitz_job *job)
 }
 
 /*
- * A frame stolen by a joiner that may not run it goes back to its owner,
- * which runs its b itself, as if it had popped it. The owner's frame may be
- * gone as soon as the flag is seen: touch nothing after it. The owner is a
- * worker of our pool, so its task outlives the wake-up.
- */
-static void blitz_join_give_back(struct blitz_join_frame *e)
-{
-	struct task_struct *owner = e->owner;
-
-	WRITE_ONCE(e->given_back, true);
-	/*
-	 * Pairs with set_current_state() in blitz_latch_sleep(): the owner
-	 * sees the flag before it sleeps, or this wakes it.
-	 * (litmus/give-back-wake.litmus)
-	 */
-	smp_mb();
-	wake_up_process(owner);
-}
-
-/* Whether a waiting joiner should not sleep: its frame was given back. */
-static bool blitz_join_given_back(void *arg)
-{
-	struct blitz_join_frame *f = arg;
-
-	return READ_ONCE(f->given_back);
-}
-
-/*
- * Whether a waiting joiner that may leapfrog should not sleep: its frame
- * was given back, or the thief has a frame of b's for it to leapfrog. The
- * thief's kick pairs with the fully ordered blitz_latch_get_sleepy()
- * before this look (litmus/share-kick-joiner.litmus).
+ * Whether a waiting joiner that may leapfrog should not sleep: the thief
+ * has a frame of b's for it. The thief's kick pairs with the fully
+ * ordered blitz_latch_get_sleepy() before this look
+ * (litmus/share-kick-joiner.litmus).
  */
 static bool blitz_join_ready(void *arg)
 {
@@ -150,20 +122,18 @@ static bool blitz_join_ready(void *arg)
 	/* Pairs with smp_store_release() in blitz_join_stolen(). */
 	struct blitz_worker *thief = smp_load_acquire(&f->thief);
 
-	return blitz_join_given_back(f) ||
-	       (thief && blitz_deque_has_frame(&thief->deque, f->thief_base));
+	return thief && blitz_deque_has_frame(&thief->deque, f->thief_base);
 }
 
 /*
  * Steal from @thief a frame that descends from @f's b: one pushed at or
  * above the thief's bottom when b started (below are the thief's own
- * older frames), and pushed before b finished. A frame stolen after the
- * latch is set may have been pushed after b returned: the steal's acquire
- * of the thief's bottom saw that push, which came after the thief set the
- * latch, so the latch reads SET then (litmus/leapfrog-latch-check.litmus).
- * Such a frame goes back to its owner (not to the pool: every worker may
- * be a joiner that runs no foreign frame, and the frame's owner would wait
- * for it for ever).
+ * older frames), and pushed before b finished. Once b has finished, the
+ * thief may push frames of its next work there, which its own join may
+ * be waiting for while its a() sleeps: those are any idle worker's to
+ * take, ours too once our join is over, never ours now (we would run
+ * unrelated work on top of our caller's stack). The steal reads b's
+ * latch after the slot and takes no frame once it is set.
  */
 static struct blitz_job *blitz_leapfrog(struct blitz_worker *w,
 					struct blitz_join_frame *f,
@@ -171,17 +141,13 @@ static struct blitz_job *blitz_leapfrog(struct blitz_worker *w,
 {
 	struct blitz_job *job;
 
+	blitz_race_window(BLITZ_RACE_LEAPFROG);
 	do {
-		job = blitz_deque_steal_frame(&thief->deque, f->thief_base);
+		job = blitz_deque_steal_frame(&thief->deque, f->thief_base,
+					      &f->latch);
 	} while (job == BLITZ_DEQUE_ABORT);
 	if (!job)
 		return NULL;
-	blitz_race_window(BLITZ_RACE_LEAPFROG);
-	if (blitz_latch_probe(&f->latch)) {
-		blitz_join_give_back(container_of(job, struct blitz_join_frame,
-						  job));
-		return NULL;
-	}
 	blitz_stat_inc(w, BLITZ_STAT_STOLEN);
 	trace_blitz_steal(w->pool->name, w->index, thief->index, job);
 	return job;
@@ -190,7 +156,7 @@ static struct blitz_job *blitz_leapfrog(struct blitz_worker *w,
 /*
  * Wait for a stolen b, running only b's descendants meanwhile. Short of
  * stack, steal none, and do not stay awake for them either: sleep until
- * b is done, or the frame given back.
+ * b is done.
  */
 static void blitz_join_wait(struct blitz_worker *w, struct blitz_join_frame *f)
 {
@@ -200,10 +166,6 @@ static void blitz_join_wait(struct blitz_worker *w, struct blitz_join_frame *f)
 	unsigned int spins = 0;
 
 	while (!blitz_latch_probe(&f->latch)) {
-		if (READ_ONCE(f->given_back)) {
-			f->fn(f->arg);
-			return;
-		}
 		/*
 		 * Pairs with smp_store_release() in blitz_join_stolen().
 		 * (litmus/join-thief-publish.litmus)
@@ -226,8 +188,7 @@ static void blitz_join_wait(struct blitz_worker *w, struct blitz_join_frame *f)
 			cond_resched();
 		} else {
 			blitz_latch_sleep(w, &f->latch,
-					  leapfrog ? blitz_join_ready :
-						     blitz_join_given_back,
+					  leapfrog ? blitz_join_ready : NULL,
 					  f, TASK_IDLE);
 			spins = 0;
 		}

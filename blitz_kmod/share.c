@@ -192,7 +192,6 @@ static bool blitz_promote_one(struct blitz_worker *w)
 	f->owner = w->task;
 	f->origin = w->origin;
 	f->thief = NULL;
-	f->given_back = false;
 	if (!blitz_deque_push_frame(&w->deque, &f->job)) {
 		/* Thieves are far behind: it stays latent, the prefix intact. */
 		blitz_stat_inc(w, BLITZ_STAT_OVERFLOWS);

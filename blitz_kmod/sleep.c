@@ -386,9 +386,7 @@ void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 	 * RUNNING) and cannot be lost. The fully ordered get_sleepy() above
 	 * pairs with the fully ordered llist_add() before a kick: either we
 	 * see the mailbox's work here, or the kick sees us sleepy
-	 * (litmus/mailbox-kick.litmus). The barrier in set_current_state()
-	 * pairs with the smp_mb() between a give-back's flag and its wake-up
-	 * in join.c (litmus/give-back-wake.litmus).
+	 * (litmus/mailbox-kick.litmus).
 	 */
 	set_current_state(state);
 	if ((!ready || !ready(arg)) &&

@@ -269,6 +269,133 @@ static void join_test_short_stack_sleeps(struct kunit *test)
 	blitz_pool_destroy(pool);
 }
 
+/* === A frame its thief pushed after b returned === */
+
+struct late {
+	struct blitz_pool *pool;
+	struct blitz_job job, next;
+	struct completion b_started, b2_ran, done, next_done;
+	struct blitz_worker *a_worker, *b_worker, *b2_worker;
+	bool asked, b2_late;
+};
+
+static void late_a(void *arg)
+{
+	struct late *l = arg;
+
+	l->a_worker = blitz_current_worker();
+	wait_for_completion(&l->b_started);
+}
+
+/*
+ * The thief's b: it submits the job the thief runs next, then returns
+ * once the joiner, waiting, has asked it for work; the request stays for
+ * the next job's fork.
+ */
+static void late_b(void *arg)
+{
+	struct late *l = arg;
+	struct blitz_worker *w = blitz_current_worker();
+	unsigned long deadline = jiffies + 10 * HZ;
+
+	l->b_worker = w;
+	complete(&l->b_started);
+	WARN_ON(blitz_submit(l->pool, &l->next));
+	while (READ_ONCE(w->forks.share) != BLITZ_SHARE_ASK &&
+	       time_before(jiffies, deadline))
+		usleep_range(100, 200);
+	l->asked = READ_ONCE(w->forks.share) == BLITZ_SHARE_ASK;
+}
+
+/* a2 sleeps until b2 has run; the API allows it. */
+static void late_a2(void *arg)
+{
+	struct late *l = arg;
+
+	l->b2_late = !wait_for_completion_timeout(&l->b2_ran, 5 * HZ);
+}
+
+static void late_b2(void *arg)
+{
+	struct late *l = arg;
+
+	l->b2_worker = blitz_current_worker();
+	complete(&l->b2_ran);
+}
+
+/* The request makes the fork promote b2 at once. */
+static void late_next(struct blitz_job *job)
+{
+	struct late *l = container_of(job, struct late, next);
+
+	blitz_join(late_a2, l, late_b2, l);
+	complete(&l->next_done);
+}
+
+static void late_job(struct blitz_job *job)
+{
+	struct late *l = container_of(job, struct late, job);
+
+	blitz_join(late_a, l, late_b, l);
+	complete(&l->done);
+}
+
+/*
+ * A joiner delayed after it saw its latch unset (the leapfrog race
+ * window, long and at every pass) finds on the thief's deque b2, a frame
+ * the thief promoted after b returned, for a join of its next job, whose
+ * a2 sleeps until b2 has run. That frame is not the joiner's: it must
+ * leave it for any worker to steal (itself, once its join is over). A
+ * joiner that took it, found the latch set, and gave the frame back to
+ * the thief, asleep in a2, had b2 run only when a2 gave up, 5 s later.
+ */
+static void join_test_late_frame(struct kunit *test)
+{
+	struct late *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	unsigned long mask = blitz_race_mask;
+	unsigned int delay = blitz_race_delay_us;
+	unsigned int every = blitz_race_every;
+	int round;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "a stolen join needs two CPUs");
+	WRITE_ONCE(blitz_race_mask, BIT(BLITZ_RACE_LEAPFROG));
+	WRITE_ONCE(blitz_race_every, 1);
+	WRITE_ONCE(blitz_race_delay_us, 50000);
+	static_branch_enable(&blitz_race_key);
+	for (round = 0; round < 10; round++) {
+		memset(l, 0, sizeof(*l));
+		blitz_job_init(&l->job, late_job);
+		blitz_job_init(&l->next, late_next);
+		init_completion(&l->b_started);
+		init_completion(&l->b2_ran);
+		init_completion(&l->done);
+		init_completion(&l->next_done);
+		l->pool = blitz_pool_create("kunit-late", 2);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(l->pool));
+		KUNIT_ASSERT_EQ(test, blitz_submit(l->pool, &l->job), 0);
+		wait_for_completion(&l->done);
+		wait_for_completion(&l->next_done);
+		blitz_pool_destroy(l->pool);
+
+		KUNIT_EXPECT_TRUE(test, l->asked);
+		KUNIT_EXPECT_PTR_NE(test, l->a_worker, l->b_worker);
+		KUNIT_EXPECT_FALSE_MSG(test, l->b2_late,
+				       "round %d: b2 ran 5 s late, on %s", round,
+				       l->b2_worker == l->b_worker ?
+				       "the thief" : "the joiner");
+		/* The thief sleeps in a2: the joiner, done, took b2. */
+		KUNIT_EXPECT_PTR_EQ(test, l->b2_worker, l->a_worker);
+		if (l->b2_late)
+			break;
+	}
+	static_branch_disable(&blitz_race_key);
+	WRITE_ONCE(blitz_race_delay_us, delay);
+	WRITE_ONCE(blitz_race_mask, mask);
+	WRITE_ONCE(blitz_race_every, every);
+}
+
 /* === Nesting and joins inside submitted jobs === */
 
 struct fib_job {
@@ -475,6 +602,7 @@ static struct kunit_case join_test_cases[] = {
 	KUNIT_CASE(join_test_popped_back),
 	KUNIT_CASE(join_test_stolen_sleeps),
 	KUNIT_CASE(join_test_short_stack_sleeps),
+	KUNIT_CASE(join_test_late_frame),
 	KUNIT_CASE(join_test_in_job),
 	KUNIT_CASE_SLOW(join_test_many),
 	KUNIT_CASE(join_test_full_stack),

@@ -224,8 +224,6 @@ struct blitz_worker;
  * @thief: the worker running b, published with release
  * @thief_base: the thief's deque bottom when b started: frames pushed from
  *		there on, while b runs, descend from b
- * @given_back: a joiner that stole the frame but may not run it gave it
- *		back; the owner runs b
  *
  * A fork writes only @fn and @arg; the rest is written when the frame is
  * promoted, before the push that publishes it.
@@ -239,7 +237,6 @@ struct blitz_join_frame {
 	struct blitz_call_frame *origin;
 	struct blitz_worker *thief;
 	long thief_base;
-	bool given_back;
 };
 
 /**
