@@ -4,7 +4,8 @@
  * style of locktorture. For a given time, torture kthreads pick operations
  * at random: submits (also of jobs that sleep or take a mutex), join trees,
  * parallel loops, calls across one-worker pools, joins under a mutex that
- * jobs also take, deep joins that submit; meanwhile a hardirq hrtimer and a
+ * jobs also take, deep joins that submit, group waits inside joins;
+ * meanwhile a hardirq hrtimer and a
  * softirq timer submit, pools are created and destroyed under submitters,
  * and CPUs go offline and online.
  *
@@ -41,17 +42,18 @@
 
 enum bt_count {
 	BC_OPS, BC_SUBMITS, BC_IRQ_SUBMITS, BC_JOINS, BC_FORS, BC_CALLS,
-	BC_DEEP, BC_POOLS, BC_HOTPLUGS, BC_REFUSED, BC_ANOMALIES, BC_NR,
+	BC_DEEP, BC_GROUPS, BC_POOLS, BC_HOTPLUGS, BC_REFUSED, BC_ANOMALIES,
+	BC_NR,
 };
 
 static const char *const bt_op_names[BT_NR_OPS] = {
-	"submit", "join", "for", "call", "mutex", "deep", "irq", "churn",
-	"hotplug",
+	"submit", "join", "for", "call", "mutex", "deep", "group", "irq",
+	"churn", "hotplug",
 };
 
 static const char *const bt_count_names[BC_NR] = {
 	"ops", "submits", "irq_submits", "joins", "fors", "calls", "deep",
-	"pools", "hotplugs", "refused", "anomalies",
+	"groups", "pools", "hotplugs", "refused", "anomalies",
 };
 
 enum bt_kind { BK_PLAIN, BK_SLEEP, BK_MUTEX, BK_STACK, BK_NR };
@@ -177,12 +179,14 @@ static void bt_jobs_init(struct bt_jobs *js)
 }
 
 /*
- * Submit the next job of @js that is not in flight. Accepted is counted
- * before the submit, so that a job never runs more often than accepted.
- * Returns the submit's result, or -EAGAIN when every job is in flight.
+ * Submit the next job of @js that is not in flight, to @group if not
+ * NULL, else to @pool. Accepted is counted before the submit, so that a
+ * job never runs more often than accepted. Returns the submit's result,
+ * or -EAGAIN when every job is in flight.
  */
-static int bt_submit(struct bt *bt, struct blitz_pool *pool,
-		     struct bt_jobs *js, enum bt_kind kind)
+static int __bt_submit(struct bt *bt, struct blitz_pool *pool,
+		       struct blitz_group *group, struct bt_jobs *js,
+		       enum bt_kind kind)
 {
 	struct bt_job *j = &js->job[js->next++ % BT_JOBS];
 	int ret;
@@ -193,7 +197,8 @@ static int bt_submit(struct bt *bt, struct blitz_pool *pool,
 	WRITE_ONCE(j->submit_ns, ktime_get_ns());
 	WRITE_ONCE(j->kind, kind);
 	atomic_inc(&j->accepted);
-	ret = blitz_submit(pool, &j->job);
+	ret = group ? blitz_group_submit(group, &j->job) :
+		      blitz_submit(pool, &j->job);
 	if (!ret)
 		bt_inc(bt, BC_SUBMITS);
 	if (ret) {
@@ -204,6 +209,24 @@ static int bt_submit(struct bt *bt, struct blitz_pool *pool,
 			bt_anomaly(bt, "blitz_submit() returned %d", ret);
 	}
 	return ret;
+}
+
+static int bt_submit(struct bt *bt, struct blitz_pool *pool,
+		     struct bt_jobs *js, enum bt_kind kind)
+{
+	return __bt_submit(bt, pool, NULL, js, kind);
+}
+
+/* Whether every accepted job of @js has started. */
+static bool bt_jobs_done(struct bt_jobs *js)
+{
+	unsigned int i;
+
+	for (i = 0; i < BT_JOBS; i++)
+		if (atomic_read(&js->job[i].runs) !=
+		    atomic_read(&js->job[i].accepted))
+			return false;
+	return true;
 }
 
 /* Wait until every accepted job of @js ran; false after @timeout. */
@@ -361,8 +384,21 @@ struct bt_deep {
 	unsigned int depth;
 };
 
-static void bt_nop(void *arg)
+/*
+ * b of every level: a small join tree. Stolen, the thief's frames of it
+ * may be promoted while the joiner, deep, has too little stack left to
+ * take them, and must sleep until b is done.
+ */
+static void bt_deep_b(void *arg)
 {
+	struct bt *bt = arg;
+	atomic_t leaves = ATOMIC_INIT(0);
+	struct bt_tree t = { 2, &leaves };
+
+	bt_tree(&t);
+	if (atomic_read(&leaves) != 4)
+		bt_anomaly(bt, "deep join's b: %d leaves of 4",
+			   atomic_read(&leaves));
 }
 
 static void bt_deep_level(void *arg)
@@ -373,7 +409,7 @@ static void bt_deep_level(void *arg)
 		return;
 	if (!(d->depth++ % 16))
 		bt_submit(d->bt, d->bt->pool, d->jobs, BK_STACK);
-	blitz_join(bt_deep_level, d, bt_nop, NULL);
+	blitz_join(bt_deep_level, d, bt_deep_b, d->bt);
 }
 
 static void bt_deep(struct bt *bt, struct bt_jobs *jobs)
@@ -386,12 +422,80 @@ static void bt_deep(struct bt *bt, struct bt_jobs *jobs)
 	bt_inc(bt, BC_DEEP);
 }
 
+/* === Group waits inside joins === */
+
+struct bt_group {
+	struct bt *bt;
+	struct bt_jobs *jobs;
+	struct blitz_group group;
+	atomic_t leaves;
+	unsigned int depth;
+};
+
+/*
+ * a of the join: now and then a nap first, through which the CPU
+ * promotes b's frame if someone asks. Then jobs to a group, and a wait
+ * for them, which holds b's frame aside while it runs the group's jobs
+ * on its own deque, and must post it when it pushes it back: b may be
+ * left for another worker to steal.
+ */
+static void bt_group_a(void *arg)
+{
+	struct bt_group *g = arg;
+	unsigned int i, n = 1 + get_random_u32_below(BT_JOBS);
+	int ret;
+
+	if (get_random_u32_below(2))
+		bt_nap();
+	for (i = 0; i < n; i++)
+		__bt_submit(g->bt, NULL, &g->group, g->jobs,
+			    get_random_u32_below(BK_STACK));
+	ret = blitz_group_wait(&g->group);
+	if (ret)
+		bt_anomaly(g->bt, "blitz_group_wait() returned %d", ret);
+	if (!bt_jobs_done(g->jobs))
+		bt_anomaly(g->bt, "a group wait returned before its jobs ran");
+}
+
+static void bt_group_b(void *arg)
+{
+	struct bt_group *g = arg;
+	struct bt_tree t = { g->depth, &g->leaves };
+
+	bt_tree(&t);
+}
+
+static void bt_group_join(void *arg)
+{
+	blitz_join(bt_group_a, arg, bt_group_b, arg);
+}
+
+static void bt_group(struct bt *bt, struct bt_jobs *jobs)
+{
+	struct bt_group g = {
+		.bt = bt,
+		.jobs = jobs,
+		.leaves = ATOMIC_INIT(0),
+		.depth = get_random_u32_below(6),
+	};
+	int ret;
+
+	blitz_group_init(&g.group, bt->pool);
+	ret = blitz_call(bt->pool, bt_group_join, &g);
+	if (ret)
+		bt_anomaly(bt, "blitz_call() returned %d", ret);
+	else if (atomic_read(&g.leaves) != 1 << g.depth)
+		bt_anomaly(bt, "b of a group wait's join: %d leaves of %d",
+			   atomic_read(&g.leaves), 1 << g.depth);
+	bt_inc(bt, BC_GROUPS);
+}
+
 /* === Torture threads === */
 
 struct bt_thread {
 	struct bt *bt;
 	const char *doing;
-	struct bt_jobs jobs;
+	struct bt_jobs jobs, group_jobs;
 	atomic_t cover[BT_FOR_MAX];
 };
 
@@ -443,6 +547,9 @@ static int bt_thread_fn(void *arg)
 			break;
 		case BT_DEEP:
 			bt_deep(bt, &t->jobs);
+			break;
+		case BT_GROUP:
+			bt_group(bt, &t->group_jobs);
 			break;
 		}
 		bt_inc(bt, BC_OPS);
@@ -682,6 +789,7 @@ int blitz_torture_run(const struct blitz_torture_params *p, char *summary,
 	for (i = 0; i < nr; i++) {
 		threads[i].bt = bt;
 		bt_jobs_init(&threads[i].jobs);
+		bt_jobs_init(&threads[i].group_jobs);
 		bt_start(bt, bt_thread_fn, &threads[i], "blitz_torture");
 	}
 	if (bt_on(bt, BT_CHURN))

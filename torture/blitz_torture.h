@@ -15,6 +15,7 @@ enum blitz_torture_op {
 	BT_CALL,	/* calls across one-worker pools */
 	BT_MUTEX,	/* joins and loops under a mutex jobs also take */
 	BT_DEEP,	/* deep joins that submit; the job stack reserve */
+	BT_GROUP,	/* group waits in a join whose b may be promoted */
 	BT_IRQ,		/* submits from hardirq and softirq */
 	BT_CHURN,	/* pools created and destroyed under submitters */
 	BT_HOTPLUG,	/* CPUs taken offline and online */
