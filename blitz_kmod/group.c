@@ -97,7 +97,11 @@ EXPORT_SYMBOL_NS_GPL(__blitz_group_init, BLITZ_NS);
  * @job: the job
  *
  * As blitz_submit() on the group's pool; blitz_group_wait() then waits for
- * the job too. A job of the group may submit more jobs into it.
+ * the job too. A job of the group may submit more jobs into it. From a
+ * worker of the pool, in task context, the job goes on that worker's own
+ * deque even when the worker runs on another CPU than its own (a full
+ * deque overflows to an injection list), where the worker's
+ * blitz_group_wait() finds it.
  *
  * Context: any, as blitz_submit(). Never sleeps, never allocates.
  * Return: 0 when queued; -EINVAL for a NULL @group, @job or function;

@@ -307,7 +307,16 @@ static __always_inline int __blitz_submit(struct blitz_pool *pool,
 	if (!pool)
 		pool = blitz_default_pool;
 
-	w = blitz_hinted_worker();
+	/*
+	 * A job of a group, from a worker of its pool, must go on that
+	 * worker's own queues, where its blitz_group_wait() runs it: ask the
+	 * kthread if the hint misses (the worker moved to another CPU while
+	 * its own was offline, or another worker ran on this CPU since).
+	 * Injected on this CPU's list, it could wait there for a free worker
+	 * while every worker waits for a group (found by blitztorture with
+	 * CPU hotplug).
+	 */
+	w = group ? blitz_current_worker() : blitz_hinted_worker();
 	if (w && w->pool != pool)
 		w = NULL;
 	/*
