@@ -87,6 +87,9 @@ struct bt {
 	struct timer_list timer;
 	atomic_t threads;
 	struct completion threads_done;
+	atomic_t *cpu_seq;		/* per CPU: odd while it is away */
+	unsigned int nr_workers;	/* of pool */
+	atomic_t b_waiters;		/* a()s sleeping until b has run */
 };
 
 static void bt_anomaly(struct bt *bt, const char *fmt, ...)
@@ -430,20 +433,31 @@ struct bt_group {
 	struct blitz_group group;
 	atomic_t leaves;
 	unsigned int depth;
+	bool wait_b;
+	struct completion b_ran;
 };
 
 /*
  * a of the join: now and then a nap first, through which the CPU
  * promotes b's frame if someone asks. Then jobs to a group, and a wait
  * for them, which holds b's frame aside while it runs the group's jobs
- * on its own deque, and must post it when it pushes it back: b may be
- * left for another worker to steal.
+ * on its own deque, and must post it when it pushes it back. Half the
+ * time a then sleeps until b has run, which the API allows when another
+ * worker is free: so only while fewer a()s sleep so than the pool has
+ * workers. Another worker must then take b within max_latency_ms,
+ * unless our CPU was or went away meanwhile: a worker asleep while its
+ * CPU is away, or asleep elsewhere once it is back, is not promoted for
+ * (api.rst).
  */
 static void bt_group_a(void *arg)
 {
 	struct bt_group *g = arg;
 	unsigned int i, n = 1 + get_random_u32_below(BT_JOBS);
-	int ret;
+	struct bt *bt = g->bt;
+	unsigned long timeout = msecs_to_jiffies(bt->p.max_latency_ms);
+	atomic_t *cpu_seq;
+	bool away;
+	int seq, ret;
 
 	if (get_random_u32_below(2))
 		bt_nap();
@@ -455,6 +469,19 @@ static void bt_group_a(void *arg)
 		bt_anomaly(g->bt, "blitz_group_wait() returned %d", ret);
 	if (!bt_jobs_done(g->jobs))
 		bt_anomaly(g->bt, "a group wait returned before its jobs ran");
+	if (!g->wait_b)
+		return;
+	if (atomic_inc_return(&bt->b_waiters) < bt->nr_workers) {
+		/* Bound, a worker runs on its own CPU. */
+		cpu_seq = &bt->cpu_seq[raw_smp_processor_id()];
+		seq = atomic_read(cpu_seq);
+		away = current->nr_cpus_allowed != 1 || (seq & 1);
+		if (!wait_for_completion_timeout(&g->b_ran, timeout) &&
+		    !away && atomic_read(cpu_seq) == seq)
+			bt_anomaly(bt, "b did not run while its a slept %u ms for it",
+				   bt->p.max_latency_ms);
+	}
+	atomic_dec(&bt->b_waiters);
 }
 
 static void bt_group_b(void *arg)
@@ -463,6 +490,7 @@ static void bt_group_b(void *arg)
 	struct bt_tree t = { g->depth, &g->leaves };
 
 	bt_tree(&t);
+	complete(&g->b_ran);
 }
 
 static void bt_group_join(void *arg)
@@ -477,9 +505,11 @@ static void bt_group(struct bt *bt, struct bt_jobs *jobs)
 		.jobs = jobs,
 		.leaves = ATOMIC_INIT(0),
 		.depth = get_random_u32_below(6),
+		.wait_b = get_random_u32_below(2),
 	};
 	int ret;
 
+	init_completion(&g.b_ran);
 	blitz_group_init(&g.group, bt->pool);
 	ret = blitz_call(bt->pool, bt_group_join, &g);
 	if (ret)
@@ -686,6 +716,19 @@ static int bt_churn_fn(void *arg)
 
 /* === CPU hotplug === */
 
+/* Take @cpu offline and back; its bt->cpu_seq is odd meanwhile. */
+static void bt_hotplug_cpu(struct bt *bt, unsigned int cpu)
+{
+	atomic_inc(&bt->cpu_seq[cpu]);
+	if (!remove_cpu(cpu)) {
+		msleep(20 + get_random_u32_below(200));
+		if (add_cpu(cpu))
+			bt_anomaly(bt, "CPU %u did not come back", cpu);
+		bt_inc(bt, BC_HOTPLUGS);
+	}
+	atomic_inc(&bt->cpu_seq[cpu]);
+}
+
 static int bt_hotplug_fn(void *arg)
 {
 	struct bt *bt = arg;
@@ -695,12 +738,8 @@ static int bt_hotplug_fn(void *arg)
 	       bt_running(bt)) {
 		/* Any CPU but the first, which may not go. */
 		cpu = 1 + get_random_u32_below(nr_cpu_ids - 1);
-		if (cpu_online(cpu) && !remove_cpu(cpu)) {
-			msleep(20 + get_random_u32_below(200));
-			if (add_cpu(cpu))
-				bt_anomaly(bt, "CPU %u did not come back", cpu);
-			bt_inc(bt, BC_HOTPLUGS);
-		}
+		if (cpu_online(cpu))
+			bt_hotplug_cpu(bt, cpu);
 		msleep(100 + get_random_u32_below(300));
 	}
 	bt_thread_exit(bt);
@@ -725,7 +764,9 @@ static int bt_start(struct bt *bt, int (*fn)(void *), void *arg,
 
 static int bt_pools(struct bt *bt)
 {
-	bt->pool = blitz_pool_create("torture", 0);
+	/* One worker per online CPU; CPUs go offline only later. */
+	bt->nr_workers = num_online_cpus();
+	bt->pool = blitz_pool_create("torture", bt->nr_workers);
 	if (IS_ERR(bt->pool))
 		return PTR_ERR(bt->pool);
 	bt->one[0] = blitz_pool_create("torture-one-a", 1);
@@ -770,9 +811,10 @@ int blitz_torture_run(const struct blitz_torture_params *p, char *summary,
 		bt->p.max_latency_ms = 10000;
 	nr = bt->p.nthreads ?: min(2 * num_online_cpus(), 16U);
 	threads = kvcalloc(nr, sizeof(*threads), GFP_KERNEL);
-	if (!threads) {
-		kfree(bt);
-		return -ENOMEM;
+	bt->cpu_seq = kcalloc(nr_cpu_ids, sizeof(*bt->cpu_seq), GFP_KERNEL);
+	if (!threads || !bt->cpu_seq) {
+		ret = -ENOMEM;
+		goto out_free;
 	}
 	mutex_init(&bt->lock);
 	bt->min_stack = ULONG_MAX;
@@ -850,6 +892,7 @@ int blitz_torture_run(const struct blitz_torture_params *p, char *summary,
 	if (atomic_long_read(&bt->count[BC_ANOMALIES]))
 		ret = -EIO;
 out_free:
+	kfree(bt->cpu_seq);
 	kvfree(threads);
 	kfree(bt);
 	return ret;
