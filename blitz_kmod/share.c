@@ -36,8 +36,8 @@
  * A request also has the owner's share timer fire at once, through a
  * timer on the owner's CPU (&blitz_worker.look), where the owner is
  * bound. If the share timer finds the owner switched out and pinned
- * there (blitz_switched_out()), the owner cannot run until it returns,
- * and last wrote its frames on that CPU: it promotes them for it. If it
+ * there, or blocked anywhere (blitz_switched_out()), the owner cannot run
+ * until it returns: it promotes the owner's frames for it. If it
  * promotes nothing, it looks again one interval later, and every
  * interval while the request is pending, the owner busy with frames open
  * and some worker inactive: an owner that blocks in a() before its next
@@ -45,8 +45,8 @@
  * busy worker runs outside a cooldown, and only while somebody waits for
  * its work. Work stays hidden while a worker runs a long stretch that
  * never forks and is never switched out, and while its CPU is going or
- * gone offline (the worker may run elsewhere), or back but the worker
- * blocked elsewhere (binding a sleeping task does not move it).
+ * gone offline (the worker may run elsewhere; the timer looks again when
+ * the CPU is back, and finds it blocked if it went to sleep elsewhere).
  *
  * Who touches what:
  *
@@ -226,24 +226,67 @@ static void blitz_kick_serving(struct blitz_worker *w)
 		wake_up_process(owner);
 }
 
+#ifdef CONFIG_SMP
+/*
+ * Whether @p, not current, is blocked, with its pi_lock held: off its
+ * runqueue and off every CPU, and not being woken (a waker moves it to
+ * TASK_WAKING or TASK_RUNNING under the lock we hold, before it may
+ * enqueue it without). Read as try_to_wake_up() reads them. A task that
+ * blocked with its dequeue delayed (EEVDF) is still on its runqueue: it
+ * is seen once it is off.
+ */
+static bool blitz_blocked(struct task_struct *p)
+{
+	unsigned int state;
+
+	/* Pairs with smp_store_mb() in set_current_state(), as for ttwu. */
+	smp_mb__after_spinlock();
+	state = READ_ONCE(p->__state);
+	if (state == TASK_RUNNING || state == TASK_WAKING)
+		return false;
+	/* on_rq after the state; pairs as in try_to_wake_up(). */
+	smp_rmb();
+	if (READ_ONCE(p->on_rq))
+		return false;
+	/* on_cpu after on_rq, as in try_to_wake_up(). */
+	smp_rmb();
+	/*
+	 * Pairs with the release in finish_task(): we see what @p wrote
+	 * before it switched out.
+	 */
+	return !smp_load_acquire(&p->on_cpu);
+}
+#else
+/* One CPU, the worker's: blitz_switched_out() has looked. */
+static bool blitz_blocked(struct task_struct *p)
+{
+	return false;
+}
+#endif
+
 /*
  * Whether @w is switched out, and its frames ours to promote. From an
- * interrupt on its CPU that did not land on it, with its pi_lock held,
- * which every wake-up and migration takes: while it may run on this CPU
- * only, and this CPU is not going offline (the scheduler then lets
- * ordinary kthreads run elsewhere), it cannot run anywhere until we
- * drop the lock and return. It was not switched out in the middle of
- * anything it does with preemption off, and what it last wrote it wrote
- * on this CPU.
+ * interrupt that did not land on it, with its pi_lock held, which every
+ * wake-up and migration takes. Either we are on its CPU, it may run there
+ * only, and the CPU is not going offline (the scheduler then lets
+ * ordinary kthreads run elsewhere): preempted or blocked, it cannot run
+ * anywhere until we drop the lock and return, and what it last wrote it
+ * wrote on this CPU. Or it is blocked, anywhere: so a worker that went to
+ * sleep on another CPU while its own was offline is promoted for once its
+ * CPU is back (blitz_rehome() has the CPU look). Either way it was not
+ * switched out in the middle of anything it does with preemption off.
  */
 static bool blitz_switched_out(struct blitz_worker *w)
 {
 	struct task_struct *p = w->task;
 
 	lockdep_assert_held(&p->pi_lock);
-	return raw_smp_processor_id() == w->cpu && current != p &&
-	       p->nr_cpus_allowed == 1 && task_cpu(p) == w->cpu &&
-	       !cpu_dying(w->cpu);
+	if (current == p)
+		return false;
+	if (raw_smp_processor_id() == w->cpu && p->nr_cpus_allowed == 1 &&
+	    task_cpu(p) == w->cpu && !cpu_dying(w->cpu))
+		return true;
+	return blitz_blocked(p);
 }
 
 /*

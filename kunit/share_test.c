@@ -10,9 +10,11 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
+#include <linux/kthread.h>
 
 #include "../blitz_kmod/blitz.h"
 #include "../selftests/fib.h"
@@ -382,6 +384,136 @@ static void share_test_long_leaf(struct kunit *test)
 	blitz_pool_destroy(pool);
 }
 
+/* === A worker that went to sleep elsewhere while its CPU was away === */
+
+struct away {
+	struct blitz_pool *pool;
+	struct blitz_job job;
+	struct completion started, a_ready, offlined, b_ran, done;
+	struct blitz_worker *a_worker, *b_worker;
+	u64 promoted;
+	bool sleeping_for_b, b_late;
+};
+
+static void away_b(void *arg)
+{
+	struct away *s = arg;
+
+	s->b_worker = blitz_current_worker();
+	complete(&s->b_ran);
+}
+
+/*
+ * Nothing asks for b while a sleeps on its own CPU: a clears what its
+ * cold start armed. Once its CPU is offline and a runs elsewhere, a asks
+ * for b itself and sleeps until b has run, for at most 5 s.
+ */
+static void away_a(void *arg)
+{
+	struct away *s = arg;
+	struct blitz_worker *w = s->a_worker;
+
+	hrtimer_cancel(&w->share_timer);
+	WRITE_ONCE(w->forks.share, 0);
+	complete(&s->a_ready);
+	wait_for_completion(&s->offlined);
+	s->promoted = share_stat(w, BLITZ_STAT_PROMOTED);
+	blitz_ask(w, w);
+	WRITE_ONCE(s->sleeping_for_b, true);
+	s->b_late = !wait_for_completion_timeout(&s->b_ran, 5 * HZ);
+}
+
+/* On the worker of CPU 0, which cannot go offline, it joins nothing. */
+static void away_job(struct blitz_job *job)
+{
+	struct away *s = container_of(job, struct away, job);
+
+	s->a_worker = blitz_current_worker();
+	complete(&s->started);
+	if (s->a_worker->cpu)
+		blitz_join(away_a, s, away_b, s);
+	complete(&s->done);
+}
+
+/* From CPU 1: the job is injected on the list of CPU 1's worker. */
+static int away_submit(void *arg)
+{
+	struct away *s = arg;
+
+	WARN_ON(blitz_submit(s->pool, &s->job));
+	return 0;
+}
+
+/* @p is asleep, not on @cpu. */
+static bool away_elsewhere(struct task_struct *p, unsigned int cpu)
+{
+	return !task_is_running(p) && task_cpu(p) != cpu;
+}
+
+/*
+ * The joining worker sleeps in a on its own CPU, which goes offline; a
+ * then wakes elsewhere, asks for its b, and sleeps there until b has run.
+ * When the CPU is back, its share timer must find the worker blocked,
+ * though not on that CPU, and promote b for the other worker to steal.
+ * It looked only for the worker on its CPU: b ran when a gave up, 5 s
+ * later, on a's worker. The job is submitted from CPU 1, and submitted
+ * again if CPU 0's worker took it.
+ */
+static void share_test_hotplug_blocked_a(struct kunit *test)
+{
+	struct blitz_pool *pool = share_pool_two(test, "kunit-away");
+	struct away *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct task_struct *t;
+	unsigned long deadline;
+	unsigned int cpu;
+	int round;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU))
+		kunit_skip(test, "needs CPU hotplug");
+	for (round = 0; round < 20; round++) {
+		memset(s, 0, sizeof(*s));
+		s->pool = pool;
+		blitz_job_init(&s->job, away_job);
+		init_completion(&s->started);
+		init_completion(&s->a_ready);
+		init_completion(&s->offlined);
+		init_completion(&s->b_ran);
+		init_completion(&s->done);
+		/* Both asleep: neither looks, nor asks, when the job comes. */
+		deadline = jiffies + 5 * HZ;
+		while (share_sleeping(pool) < 2 &&
+		       time_before(jiffies, deadline))
+			msleep(20);
+		t = kthread_run_on_cpu(away_submit, s, 1, "kunit-away/%u");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+		wait_for_completion(&s->started);
+		cpu = s->a_worker->cpu;
+		if (cpu)
+			break;
+		wait_for_completion(&s->done);
+	}
+	KUNIT_ASSERT_NE_MSG(test, cpu, 0U, "20 jobs ran on CPU 0's worker");
+
+	wait_for_completion(&s->a_ready);
+	KUNIT_ASSERT_EQ(test, remove_cpu(cpu), 0);
+	complete(&s->offlined);
+	deadline = jiffies + 5 * HZ;
+	while (!(READ_ONCE(s->sleeping_for_b) &&
+		 away_elsewhere(s->a_worker->task, cpu)) &&
+	       time_before(jiffies, deadline))
+		usleep_range(100, 200);
+	KUNIT_EXPECT_TRUE(test, away_elsewhere(s->a_worker->task, cpu));
+	KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
+	wait_for_completion(&s->done);
+
+	/* b was not promoted while a slept on its CPU: this is the window. */
+	KUNIT_EXPECT_EQ(test, s->promoted, 0ULL);
+	KUNIT_EXPECT_FALSE(test, s->b_late);
+	KUNIT_EXPECT_PTR_NE(test, s->b_worker, s->a_worker);
+	blitz_pool_destroy(pool);
+}
+
 /* === Parallel loops split on demand === */
 
 #define LAZY_N		1000
@@ -550,6 +682,7 @@ static struct kunit_case share_test_cases[] = {
 	KUNIT_CASE(share_test_blocked_a),
 	KUNIT_CASE(share_test_asked_blocked),
 	KUNIT_CASE(share_test_long_leaf),
+	KUNIT_CASE(share_test_hotplug_blocked_a),
 	KUNIT_CASE(share_test_parallel_for),
 	KUNIT_CASE(share_test_idle_no_timer),
 	{}
