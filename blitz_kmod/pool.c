@@ -292,7 +292,7 @@ static __always_inline bool blitz_submit_get(struct blitz_pool *pool,
  * into both: a call on every submit costs under emulation. So does
  * asking the kthread whether we are a worker: the hint is enough to
  * choose between our deque and injection, and a worker it misses
- * injects, like any other task.
+ * injects, like any other task; but for a group's job, see below.
  */
 static __always_inline int __blitz_submit(struct blitz_pool *pool,
 					  struct blitz_job *job,

@@ -85,6 +85,22 @@ MODULE_PARM_DESC(share_interval_us,
 		 "least time between two promotions by a worker, in us (default 100)");
 
 /*
+ * Have @v's CPU look at its request (blitz_look_fn()), unless a look is in
+ * flight. Not on a CPU that is away or going, which preemption off holds
+ * back until we are done: its hotplug callback looks when it is back.
+ */
+static void blitz_queue_look(struct blitz_worker *v)
+{
+	preempt_disable();
+	if (cpu_online(v->cpu) && !test_bit(0, &v->look_queued) &&
+	    !test_and_set_bit(0, &v->look_queued)) {
+		v->look.expires = jiffies + 1;
+		add_timer_on(&v->look, v->cpu);
+	}
+	preempt_enable();
+}
+
+/*
  * Ask @v to promote its oldest latent frame, unless it cools down (its
  * timer armed to renew the request) or starts cold. @asker is the current
  * worker. A request already pending is not made again, but looked at
@@ -129,18 +145,9 @@ void blitz_ask(struct blitz_worker *asker, struct blitz_worker *v)
 	 * fork may be racing with us, unseen both ways; then a later ask
 	 * sees the frame (an idle worker asks again before it sleeps), or
 	 * the owner started cold, with its timer to renew the request.
-	 * Not on a CPU going offline, which preemption off holds back
-	 * until we are done.
 	 */
-	if (!READ_ONCE(v->forks.depth))
-		return;
-	preempt_disable();
-	if (cpu_online(v->cpu) && !test_bit(0, &v->look_queued) &&
-	    !test_and_set_bit(0, &v->look_queued)) {
-		v->look.expires = jiffies + 1;
-		add_timer_on(&v->look, v->cpu);
-	}
-	preempt_enable();
+	if (READ_ONCE(v->forks.depth))
+		blitz_queue_look(v);
 }
 
 /* An idle worker found nothing to take: ask every busy worker. */
@@ -342,7 +349,8 @@ static bool blitz_promote_switched_out(struct blitz_worker *w)
  * owner runs, or its frames are hidden in an outer segment, or the deque
  * is full), look again one interval later while frames are open and
  * some worker is inactive, in case the owner blocks before its next
- * fork. Hard interrupt, on the owner's CPU while it is online.
+ * fork. Hard interrupt, on the owner's CPU, or, moved there when that
+ * CPU went offline, on another.
  */
 static enum hrtimer_restart blitz_share_timer_fn(struct hrtimer *t)
 {
@@ -357,9 +365,21 @@ static enum hrtimer_restart blitz_share_timer_fn(struct hrtimer *t)
 		share = busy && blitz_inactive(c) ? BLITZ_SHARE_ASK : 0;
 		WRITE_ONCE(w->forks.share, share);
 	}
-	if (share != BLITZ_SHARE_ASK || !busy ||
-	    raw_smp_processor_id() != w->cpu)
+	if (share != BLITZ_SHARE_ASK || !busy)
 		return HRTIMER_NORESTART;
+	if (raw_smp_processor_id() != w->cpu) {
+		/*
+		 * Moved here while the worker's CPU was away. The CPU's
+		 * hotplug callback may have looked already, at a WAIT, or
+		 * while we ran: have the CPU look if it is back, or its
+		 * callback see the request. Orders the request before
+		 * cpu_online(); the hotplug path orders set_cpu_online()
+		 * before blitz_rehome()'s look with its locks.
+		 */
+		smp_mb();
+		blitz_queue_look(w);
+		return HRTIMER_NORESTART;
+	}
 	if (current != w->task && blitz_promote_switched_out(w))
 		return HRTIMER_NORESTART;
 	if (!READ_ONCE(w->forks.depth) || !blitz_inactive(c))
@@ -415,8 +435,12 @@ void blitz_share_init(struct blitz_worker *w)
 /* The worker has stopped: nothing may run on its behalf any more. */
 void blitz_share_exit(struct blitz_worker *w)
 {
-	/* The look may arm the share timer: it goes first. */
-	timer_delete_sync(&w->look);
+	/*
+	 * The look may arm the share timer, and the share timer queue the
+	 * look: the look goes first, shut down so that the share timer
+	 * cannot queue it again (add_timer_on() leaves it alone then).
+	 */
+	timer_shutdown_sync(&w->look);
 	hrtimer_cancel(&w->share_timer);
 }
 
