@@ -5,9 +5,8 @@
  * at random: submits (also of jobs that sleep or take a mutex), join trees,
  * parallel loops, calls across one-worker pools, joins under a mutex that
  * jobs also take, deep joins that submit, group waits inside joins;
- * meanwhile a hardirq hrtimer and a
- * softirq timer submit, pools are created and destroyed under submitters,
- * and CPUs go offline and online.
+ * meanwhile a hardirq hrtimer and a softirq timer submit, pools are
+ * created and destroyed under submitters, and CPUs go offline and online.
  *
  * Every accepted job is counted: it must run exactly once, within
  * max_latency_ms of its submit, and with at least half the thread stack
@@ -441,7 +440,7 @@ struct bt_group {
  * free: an idle worker asks, and b's frame is promoted for it. Here the
  * other workers may be busy for longer than max_latency_ms with the jobs
  * of the torture threads and the interrupts, and nobody asks: at 8 vCPUs,
- * with up to seven such a()s, b did not run within 10 s five to eight
+ * with up to seven such a()s, b did not run within 10 s three to five
  * times a minute, while no job waited over 6 s. So a gives up then, and b
  * runs when it returns; those are counted (b_late). A b hidden for good
  * shows in the latency of the jobs queued behind it.
