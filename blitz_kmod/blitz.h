@@ -33,6 +33,7 @@
 #include <linux/percpu-refcount.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/swait.h>
@@ -159,6 +160,24 @@ extern struct blitz_pool *blitz_default_pool;
 
 /* Every job starts with at least this much stack left. */
 #define BLITZ_JOB_STACK		(THREAD_SIZE / 2)
+
+/*
+ * blitz's own recursions, a loop's splits and a sort's partitions, split
+ * no further with less than this left, and run the rest alone: their
+ * depth depends on the input and on how often the worker is asked, not
+ * on the caller, and it must not take the stack of the caller's body or
+ * compare function.
+ */
+#define BLITZ_SPLIT_STACK	(THREAD_SIZE / 4)
+
+/* Whether the current task has less than @reserve of its stack left. */
+static inline bool blitz_stack_below(unsigned long reserve)
+{
+	/* The stack grows down on every architecture blitz builds for. */
+	unsigned long sp = (unsigned long)__builtin_frame_address(0);
+
+	return sp - (unsigned long)task_stack_page(current) < reserve;
+}
 
 /*
  * Injected jobs a worker takes at a time: it runs one and pushes the rest

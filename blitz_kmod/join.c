@@ -40,10 +40,10 @@
  * Stack: a latent join costs the stack of a function call, and joins nest
  * as calls do. Every job starts with at least BLITZ_JOB_STACK left: a
  * waiting worker with less than BLITZ_RUN_STACK left steals nothing, and
- * hands mailbox calls to its pool.
+ * hands mailbox calls to its pool. A loop splits only with
+ * BLITZ_SPLIT_STACK left.
  */
 #include <linux/sched/task.h>
-#include <linux/sched/task_stack.h>
 
 #include "blitz.h"
 
@@ -62,14 +62,6 @@ struct blitz_call_frame {
 	struct blitz_call_frame *parent;
 	struct llist_head mailbox;
 };
-
-/* The stack grows down on every architecture blitz builds for. */
-static bool blitz_stack_below(unsigned long reserve)
-{
-	unsigned long sp = (unsigned long)__builtin_frame_address(0);
-
-	return sp - (unsigned long)task_stack_page(current) < reserve;
-}
 
 /**
  * blitz_join_stolen - b, run by a thief
@@ -370,7 +362,8 @@ void blitz_loop_run(struct blitz_worker *w, struct blitz_loop *loop,
 
 	while (hi - lo > step) {
 		if (unlikely(__blitz_fork_asked(&w->forks)) &&
-		    blitz_loop_slow(w) && w->forks.depth < BLITZ_LATENT_MAX) {
+		    blitz_loop_slow(w) && w->forks.depth < BLITZ_LATENT_MAX &&
+		    !blitz_stack_below(BLITZ_SPLIT_STACK)) {
 			blitz_loop_split(w, loop, lo, hi, acc);
 			return;
 		}

@@ -3,7 +3,8 @@
  * blitz_sort(): sort() in parallel. A quicksort whose two sides are a
  * blitz_join(), with sort() (lib/sort.c, a heapsort) on ranges below a
  * cutoff and on any range that quicksort splits too unevenly too often
- * (an introsort's depth limit), so that no input is quadratic.
+ * (an introsort's depth limit), so that no input is quadratic, and on
+ * any range reached with less than BLITZ_SPLIT_STACK left.
  *
  * In place, no allocation, not stable, like sort(). The partition is
  * Hoare's, around the median of the first, middle and last elements:
@@ -113,7 +114,8 @@ static void blitz_sort_range(void *arg)
 	struct blitz_sort_range *r = arg, left, right;
 	size_t p;
 
-	if (r->num < BLITZ_SORT_LEAF || !r->depth) {
+	if (r->num < BLITZ_SORT_LEAF || !r->depth ||
+	    blitz_stack_below(BLITZ_SPLIT_STACK)) {
 		sort(r->base, r->num, r->s->size, r->s->cmp, r->s->leaf_swap);
 		return;
 	}

@@ -7,10 +7,11 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/err.h>
-#include <linux/sched/task_stack.h>
+#include <linux/minmax.h>
 
 #include "../blitz_kmod/blitz.h"
 #include "../selftests/fib.h"
+#include "test_stack.h"
 
 /* === fib through a join at every node (selftests/fib.h) === */
 
@@ -190,27 +191,12 @@ static void shallow_a(void *arg)
 	wait_for_completion(&s->b_started);
 }
 
-/* Stack left below the caller's frame. */
-static __always_inline unsigned long shallow_stack_left(void)
+static void shallow_join(void *arg)
 {
-	return (unsigned long)__builtin_frame_address(0) -
-	       (unsigned long)task_stack_page(current);
-}
+	struct shallow *s = arg;
 
-/* Use stack until a job's and at most 768 bytes are left, then join. */
-static noinline void shallow_descend(struct shallow *s)
-{
-	char pad[256];
-
-	memset(pad, 0, sizeof(pad));
-	barrier_data(pad);
-	if (shallow_stack_left() > BLITZ_JOB_STACK + 768) {
-		shallow_descend(s);
-	} else {
-		s->left = shallow_stack_left();
-		blitz_join(shallow_a, s, shallow_b, s);
-	}
-	barrier_data(pad);
+	s->left = blitz_test_stack_left();
+	blitz_join(shallow_a, s, shallow_b, s);
 }
 
 /* CPU time @w has used, in ns. */
@@ -224,7 +210,8 @@ static void shallow_job(struct blitz_job *job)
 {
 	struct shallow *s = container_of(job, struct shallow, job);
 
-	shallow_descend(s);
+	/* Join with a job's stack and at most 768 bytes left. */
+	blitz_test_stack_descend(BLITZ_JOB_STACK + 768, shallow_join, s);
 	complete(&s->done);
 }
 
@@ -570,6 +557,78 @@ static void join_test_parallel_for(struct kunit *test)
 	}
 }
 
+/* === The stack a loop's splits take === */
+
+#define DEEP_LOOP_N	256
+
+struct deep_loop {
+	struct blitz_worker *w;
+	unsigned int hits[DEEP_LOOP_N];
+	unsigned long min_left;
+	unsigned int max_depth;
+};
+
+/* Each call asks again: the next chunk boundary splits, if it may. */
+static void deep_loop_body(unsigned long lo, unsigned long hi, void *arg)
+{
+	struct deep_loop *d = arg;
+
+	d->min_left = min(d->min_left, blitz_test_stack_left());
+	d->max_depth = max(d->max_depth, d->w->forks.depth);
+	while (lo < hi)
+		d->hits[lo++]++;
+	WRITE_ONCE(d->w->forks.share, BLITZ_SHARE_ASK);
+}
+
+static void deep_loop_run(void *arg)
+{
+	struct deep_loop *d = arg;
+
+	d->w = blitz_current_worker();
+	WARN_ON(blitz_parallel_for(0, DEEP_LOOP_N, 1, deep_loop_body, d));
+}
+
+static void deep_loop(void *arg)
+{
+	blitz_test_stack_descend(BLITZ_SPLIT_STACK + 1024, deep_loop_run, arg);
+}
+
+/*
+ * A loop asked for work at every chunk boundary splits at each: 8 splits
+ * deep for 256 indices, 400 bytes of stack or more each. Started with
+ * 1 KiB more than BLITZ_SPLIT_STACK left, it splits once or twice, then
+ * runs the rest alone: the body may have one split less than that, and
+ * its own frames. Unbounded, it ran 7 splits deep with 1152 bytes left in
+ * UML (32 KiB stacks), and the x86_64 KUnit kernel hit the stack's guard
+ * page. One worker: its own frames come back to it.
+ */
+static void join_test_loop_stack(struct kunit *test)
+{
+	struct deep_loop *d = kunit_kzalloc(test, sizeof(*d), GFP_KERNEL);
+	unsigned int interval = blitz_share_interval_us;
+	struct blitz_pool *pool;
+	int i, wrong = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	d->min_left = ULONG_MAX;
+	pool = blitz_pool_create("kunit-deep-loop", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	/* No cooldown: every request is acted on. */
+	blitz_share_interval_us = 0;
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, deep_loop, d), 0);
+	blitz_share_interval_us = interval;
+	blitz_pool_destroy(pool);
+
+	for (i = 0; i < DEEP_LOOP_N; i++)
+		wrong += d->hits[i] != 1;
+	KUNIT_EXPECT_EQ(test, wrong, 0);
+	kunit_info(test, "split %u deep; fn had %lu bytes left at least",
+		   d->max_depth, d->min_left);
+	KUNIT_EXPECT_GT(test, d->max_depth, 0U);
+	KUNIT_EXPECT_GE(test, d->min_left,
+			(unsigned long)(BLITZ_SPLIT_STACK - THREAD_SIZE / 16));
+}
+
 static void join_test_errors(struct kunit *test)
 {
 	struct cover c = {};
@@ -607,6 +666,7 @@ static struct kunit_case join_test_cases[] = {
 	KUNIT_CASE_SLOW(join_test_many),
 	KUNIT_CASE(join_test_full_stack),
 	KUNIT_CASE(join_test_parallel_for),
+	KUNIT_CASE(join_test_loop_stack),
 	KUNIT_CASE(join_test_errors),
 	KUNIT_CASE(join_test_idle_destroy),
 	{}

@@ -2,9 +2,11 @@
 /*
  * KUnit suite for blitz_sort(): against sort() on random, sorted,
  * reversed and all-equal input, 0 to 10^5 elements of 4, 8 and 24 bytes,
- * and 10^6 elements of 4 bytes.
+ * and 10^6 elements of 4 bytes; and the stack its partitions take.
  */
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/minmax.h>
 #include <linux/overflow.h>
 #include <linux/random.h>
 #include <linux/sort.h>
@@ -12,6 +14,7 @@
 #include <linux/vmalloc.h>
 
 #include "../blitz_kmod/blitz.h"
+#include "test_stack.h"
 
 /* A 24-byte element: a key and a payload that must travel with it. */
 struct rec {
@@ -146,23 +149,29 @@ static void large_order_desc(const enum order *o, char *desc)
 
 KUNIT_ARRAY_PARAM(large_order, large_orders, large_order_desc);
 
-static void sort_test_u32_large(struct kunit *test)
+/* @n keys of @o, at most @n each, and how often each occurs. */
+static u32 *large_fill(size_t n, enum order o, u32 **count)
 {
-	const enum order *o = test->param_value;
-	size_t n = SORT_LARGE, i;
 	u32 *a = vmalloc(array_size(n, sizeof(*a)));
-	u32 *count = vzalloc(array_size(n + 1, sizeof(*count)));
+	size_t i;
 
-	if (!a || !count) {
+	*count = vzalloc(array_size(n + 1, sizeof(**count)));
+	if (!a || !*count) {
 		vfree(a);
-		vfree(count);
-		KUNIT_FAIL(test, "out of memory");
-		return;
+		vfree(*count);
+		return NULL;
 	}
-	fill(a, n, sizeof(*a), *o);
+	fill(a, n, sizeof(*a), o);
 	for (i = 0; i < n; i++)
-		count[a[i]]++;
-	blitz_sort(a, n, sizeof(*a), cmp_u32, NULL);
+		(*count)[a[i]]++;
+	return a;
+}
+
+/* @a is in order and holds the keys that @count counted; frees both. */
+static void large_check(struct kunit *test, u32 *a, u32 *count, size_t n)
+{
+	size_t i;
+
 	for (i = 0; i < n; i++) {
 		if (a[i] > n || !count[a[i]] || (i && a[i - 1] > a[i]))
 			break;
@@ -171,6 +180,84 @@ static void sort_test_u32_large(struct kunit *test)
 	KUNIT_EXPECT_EQ_MSG(test, i, n, "out of order or not the input's keys");
 	vfree(a);
 	vfree(count);
+}
+
+static void sort_test_u32_large(struct kunit *test)
+{
+	const enum order *o = test->param_value;
+	u32 *count, *a = large_fill(SORT_LARGE, *o, &count);
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	blitz_sort(a, SORT_LARGE, sizeof(*a), cmp_u32, NULL);
+	large_check(test, a, count, SORT_LARGE);
+}
+
+/* === The stack a sort's partitions take === */
+
+#define SORT_DEEP	(256 * 1024)
+
+struct deep_sort {
+	struct blitz_job job;
+	u32 *a;
+	struct completion done;
+};
+
+/* The task whose stack is watched, and the least it had left in cmp. */
+static struct task_struct *deep_sort_task;
+static unsigned long deep_sort_min_left;
+
+static int cmp_u32_deep(const void *a, const void *b)
+{
+	if (current == deep_sort_task)
+		deep_sort_min_left = min(deep_sort_min_left,
+					 blitz_test_stack_left());
+	return cmp_u32(a, b);
+}
+
+static void deep_sort_run(void *arg)
+{
+	struct deep_sort *d = arg;
+
+	blitz_sort(d->a, SORT_DEEP, sizeof(u32), cmp_u32_deep, NULL);
+}
+
+static void deep_sort_job(struct blitz_job *job)
+{
+	struct deep_sort *d = container_of(job, struct deep_sort, job);
+
+	deep_sort_task = current;
+	blitz_test_stack_descend(BLITZ_SPLIT_STACK + 512, deep_sort_run, d);
+	complete(&d->done);
+}
+
+/*
+ * Random keys split about evenly: 10 levels of partitions down to the
+ * leaves, 200 bytes of stack or more each, on the worker that runs every
+ * first half. Started with 512 bytes more than BLITZ_SPLIT_STACK left,
+ * in a job of the default pool, the sort stops splitting there and sorts
+ * the rest with sort(): cmp may have one level less than that, and the
+ * frames of sort(). Unbounded, it overflowed the stack in UML and in the
+ * x86_64 KUnit kernel.
+ */
+static void sort_test_stack(struct kunit *test)
+{
+	struct deep_sort d = { .job = BLITZ_JOB_INIT(deep_sort_job) };
+	u32 *count;
+	int ret;
+
+	d.a = large_fill(SORT_DEEP, RANDOM, &count);
+	KUNIT_ASSERT_NOT_NULL(test, d.a);
+	init_completion(&d.done);
+	deep_sort_min_left = ULONG_MAX;
+	ret = blitz_submit(NULL, &d.job);
+	KUNIT_EXPECT_EQ(test, ret, 0);
+	if (!ret)
+		wait_for_completion(&d.done);
+	deep_sort_task = NULL;
+	large_check(test, d.a, count, SORT_DEEP);
+	kunit_info(test, "cmp had %lu bytes left at least", deep_sort_min_left);
+	KUNIT_EXPECT_GE(test, deep_sort_min_left,
+			(unsigned long)(BLITZ_SPLIT_STACK - THREAD_SIZE / 16));
 }
 
 static void sort_test_u64(struct kunit *test)
@@ -189,6 +276,7 @@ static struct kunit_case sort_test_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(sort_test_u32_large, large_order_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE(sort_test_u64),
+	KUNIT_CASE_SLOW(sort_test_stack),
 	KUNIT_CASE(sort_test_rec),
 	{}
 };
