@@ -158,7 +158,10 @@ struct blitz_pool {
 
 extern struct blitz_pool *blitz_default_pool;
 
-/* Every job starts with at least this much stack left. */
+/*
+ * Every job starts with at least this much stack left, but the group jobs
+ * that a group waiter runs on its own stack, as calls (group.c).
+ */
 #define BLITZ_JOB_STACK		(THREAD_SIZE / 2)
 
 /*

@@ -38,10 +38,10 @@
  * pool.
  *
  * Stack: a latent join costs the stack of a function call, and joins nest
- * as calls do. Every job starts with at least BLITZ_JOB_STACK left: a
- * waiting worker with less than BLITZ_RUN_STACK left steals nothing, and
- * hands mailbox calls to its pool. A loop splits only with
- * BLITZ_SPLIT_STACK left.
+ * as calls do. Every job a joiner or caller runs while it waits starts
+ * with at least BLITZ_JOB_STACK left: a waiting worker with less than
+ * BLITZ_RUN_STACK left steals nothing, and hands mailbox calls to its
+ * pool. A loop splits only with BLITZ_SPLIT_STACK left.
  */
 #include <linux/sched/task.h>
 
@@ -452,8 +452,9 @@ static void blitz_for_body(struct blitz_loop *loop, unsigned long lo,
  * splitting). A range is at most @grain long: the first is one index,
  * each next one twice the last up to @grain, and none is over half of
  * what is left, so that a request is heard soon at the start and at the
- * end. An interval of at most @grain is one call. Inside a worker, the
- * loop runs in that worker's pool; outside, in the default pool while
+ * end. An interval of at most @grain is one call. A worker with less
+ * than a quarter of its stack left splits no further. Inside a worker,
+ * the loop runs in that worker's pool; outside, in the default pool while
  * the caller sleeps.
  *
  * Context: process context or a blitz job; may sleep.

@@ -138,7 +138,8 @@ static void blitz_sort_range(void *arg)
  * What sort() does, with the same arguments and result: @base sorted in
  * place by @cmp, not stably, with no allocation. Ranges are partitioned
  * in parallel on the default pool's workers, and ranges of under 256
- * elements sorted by sort(). It beats sort() on large arrays: for 10^6
+ * elements sorted by sort(), as is any range a worker reaches with less
+ * than a quarter of its stack left. It beats sort() on large arrays: for 10^6
  * u32 (Documentation/blitz, benchmarks), 1.1x-1.2x on one CPU, where
  * quicksort beats sort()'s heapsort, and about 2x on two; on arrays of
  * a few hundred elements it is sort(). @cmp and @swap may run at once
