@@ -10,10 +10,10 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
-#include <linux/sched/task_stack.h>
 #include <linux/wait_bit.h>
 
 #include "../blitz_kmod/blitz.h"
+#include "test_stack.h"
 
 /* === The join-wait rule === */
 
@@ -159,16 +159,10 @@ struct deep {
 	unsigned long min_left, submit_left;
 };
 
-static unsigned long stack_left(void)
-{
-	return (unsigned long)__builtin_frame_address(0) -
-	       (unsigned long)task_stack_page(current);
-}
-
 static void deep_job_func(struct blitz_job *job)
 {
 	struct deep *d = container_of(job, struct deep_job, job)->d;
-	unsigned long left = stack_left();
+	unsigned long left = blitz_test_stack_left();
 	unsigned long old = READ_ONCE(d->min_left);
 
 	while (left < old && !try_cmpxchg(&d->min_left, &old, left))
@@ -183,7 +177,7 @@ static void deep_nop(void *arg)
 
 static void deep_submit(struct deep *d)
 {
-	d->submit_left = stack_left();
+	d->submit_left = blitz_test_stack_left();
 	WARN_ON(blitz_submit(d->pool, &d->jobs[d->nr_jobs++].job));
 }
 
@@ -197,7 +191,7 @@ static void deep_level(void *arg)
 {
 	struct deep *d = arg;
 
-	if (stack_left() < THREAD_SIZE / 4 + 2048 ||
+	if (blitz_test_stack_left() < THREAD_SIZE / 4 + 2048 ||
 	    d->nr_jobs == WAIT_TEST_JOBS - 1) {
 		deep_submit(d);
 		return;
