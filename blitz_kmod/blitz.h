@@ -80,7 +80,8 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  *	    or through joins, or NULL; see join.c
  * @groups: how many jobs of groups are on the worker's stack (group.c)
  * @inject: jobs submitted from outside the pool on CPUs mapped to this
- *	    worker; any worker may take them (inject.h)
+ *	    worker, and jobs the worker moved off its deque or had no room
+ *	    for there (blitz_requeue()); any worker may take them (inject.h)
  * @idle_wait: where the worker sleeps in the sleep protocol (a simple wait
  *	       queue: raw lock, wakers may run in hard interrupt context,
  *	       also on PREEMPT_RT)
@@ -401,6 +402,24 @@ static __always_inline void blitz_inject(struct blitz_pool *pool,
 	if (first || blitz_woken_behind_us(w))
 		__blitz_new_jobs(pool, i);
 out:
+	preempt_enable();
+}
+
+/*
+ * Queue @job on the injection list of @w, the current worker: a job it
+ * submitted that its deque has no room for, or one it moves off its deque
+ * to reach what is below. A group wait of @w looks for its group's jobs
+ * there (group.c), whatever CPU @w runs on: the list of the worker homed
+ * on this CPU is another's after a hotplug move or when workers share a
+ * CPU, and that worker may be waiting too. Posted as blitz_inject() does;
+ * the current worker is never woken behind us.
+ */
+static inline void blitz_requeue(struct blitz_worker *w, struct blitz_job *job)
+{
+	preempt_disable();
+	/* blitz_inject_add() is fully ordered: no barrier of our own. */
+	if (blitz_inject_add(&w->inject, &job->node))
+		__blitz_new_jobs(w->pool, w->index + 1);
 	preempt_enable();
 }
 

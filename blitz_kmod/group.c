@@ -100,7 +100,7 @@ EXPORT_SYMBOL_NS_GPL(__blitz_group_init, BLITZ_NS);
  * the job too. A job of the group may submit more jobs into it. From a
  * worker of the pool, in task context, the job goes on that worker's own
  * deque even when the worker runs on another CPU than its own (a full
- * deque overflows to an injection list), where the worker's
+ * deque overflows to the worker's own injection list), where the worker's
  * blitz_group_wait() finds it.
  *
  * Context: any, as blitz_submit(). Never sleeps, never allocates.
@@ -186,7 +186,7 @@ static void blitz_group_help(struct blitz_worker *w, struct blitz_group *group)
 		} else if (job->group == group) {
 			blitz_execute(w, job);
 		} else {
-			blitz_inject(w->pool, job);
+			blitz_requeue(w, job);
 		}
 	}
 	llist_for_each_safe(node, next, held.first) {

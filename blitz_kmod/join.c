@@ -205,7 +205,7 @@ static void blitz_join_promoted(struct blitz_worker *w,
 			f->fn(f->arg);
 			return;
 		}
-		blitz_inject(w->pool, job);
+		blitz_requeue(w, job);
 	}
 	blitz_join_wait(w, f);
 }

@@ -356,7 +356,7 @@ static __always_inline int __blitz_submit(struct blitz_pool *pool,
 		blitz_new_jobs(pool, w->index + 1);
 	} else {
 		blitz_stat_inc(w, BLITZ_STAT_OVERFLOWS);
-		blitz_inject(pool, job);
+		blitz_requeue(w, job);
 	}
 unlock:
 	rcu_read_unlock();
@@ -369,10 +369,11 @@ unlock:
  * @job: the job, initialised with BLITZ_JOB_INIT() or blitz_job_init()
  *
  * From a worker of @pool, in task context, the job goes on that worker's
- * own deque (or, when that is full, or when a worker of another pool ran
- * on its CPU during the current job, on an injection list); from
- * anywhere else it is injected and a sleeping worker is woken if no awake
- * one is idle. The job runs once; from the moment its function starts it may be
+ * own deque, or, when that is full, on its own injection list. When
+ * another worker ran on its CPU during the current job, a job of no group
+ * is injected as from anywhere else: on the list of the worker this CPU
+ * injects into, and a sleeping worker is woken if no awake one is idle.
+ * The job runs once; from the moment its function starts it may be
  * submitted again or freed.
  *
  * Context: any: process, softirq or hardirq, with spinlocks held (but not

@@ -67,12 +67,12 @@ static struct blitz_job *blitz_steal(struct blitz_worker *w)
 
 /*
  * Take a batch of the oldest injected jobs, from our own queue first (it
- * is fed from our CPU): run the oldest, push the others on our deque,
- * where idle workers can steal them, and from where we pop them oldest
- * first. The deque is empty (we found nothing on it), and a batch is
- * smaller than the deque: there is room. The push is posted as one job:
- * it wakes one sleeper at most, and the wake cascade wakes more while
- * jobs are left for them (sleep.c).
+ * is fed from the CPUs mapped to us, and by our own overflow): run the
+ * oldest, push the others on our deque, where idle workers can steal
+ * them, and from where we pop them oldest first. The deque is empty (we
+ * found nothing on it), and a batch is smaller than the deque: there is
+ * room. The push is posted as one job: it wakes one sleeper at most, and
+ * the wake cascade wakes more while jobs are left for them (sleep.c).
  */
 static struct blitz_job *blitz_take_injected(struct blitz_worker *w)
 {

@@ -7,6 +7,7 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
@@ -585,6 +586,118 @@ static void group_test_held_frames(struct kunit *test)
 	blitz_pool_destroy(pool);
 }
 
+/* === A worker away from its CPU === */
+
+struct gaway {
+	struct blitz_job holder, waiter;
+	struct gtest *t;
+	struct blitz_worker *holder_worker, *waiter_worker;
+	struct completion holding, held, waited;
+	bool held_too_long;
+	int ret;
+};
+
+/* On the first worker, hold it until the waiter's wait returned. */
+static void gaway_holder_func(struct blitz_job *job)
+{
+	struct gaway *a = container_of(job, struct gaway, holder);
+
+	a->holder_worker = blitz_current_worker();
+	complete(&a->holding);
+	if (!a->holder_worker->index)
+		a->held_too_long = !wait_for_completion_timeout(&a->waited,
+								10 * HZ);
+	complete(&a->held);
+}
+
+/* More group jobs than a deque holds, then the wait. */
+static void gaway_waiter_func(struct blitz_job *job)
+{
+	struct gaway *a = container_of(job, struct gaway, waiter);
+	unsigned int i;
+
+	a->waiter_worker = blitz_current_worker();
+	for (i = 0; i < a->t->nr; i++)
+		WARN_ON(gtest_submit(a->t, 0));
+	a->ret = blitz_group_wait(a->t->group);
+	/* For the holder and the test. */
+	complete_all(&a->waited);
+}
+
+static u64 group_overflows(struct blitz_worker *w)
+{
+	return READ_ONCE(w->stats[BLITZ_STAT_OVERFLOWS]);
+}
+
+/*
+ * Worker 1's CPU goes offline and the worker runs on worker 0's CPU,
+ * where submitters inject into worker 0's list. Worker 0 is held by a
+ * job until worker 1's group wait returns; the wait is for 300 jobs of
+ * its own, more than its deque holds. Those that overflowed went to the
+ * list of this CPU's worker, worker 0's, where the wait did not look: it
+ * returned only when the holder gave up, 10 s later.
+ */
+static void group_test_away(struct kunit *test)
+{
+	struct gaway *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct blitz_worker *w0, *w1;
+	struct blitz_pool *pool;
+	u64 overflows;
+	int round, ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || num_online_cpus() < 2)
+		kunit_skip(test, "needs CPU hotplug and two CPUs");
+	pool = blitz_pool_create("kunit-gaway", 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	w0 = pool->workers[0];
+	w1 = pool->workers[1];
+	a->t = gtest_new(test, pool, 300);
+	ret = remove_cpu(w1->cpu);
+	if (ret) {
+		blitz_pool_destroy(pool);
+		KUNIT_FAIL(test, "CPU %u did not go offline: %d", w1->cpu, ret);
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(w1->task,
+						   cpumask_of(w0->cpu)), 0);
+
+	/*
+	 * From worker 0's CPU, the holder goes on worker 0's list, and
+	 * worker 0 is woken first for it; try again if worker 1 took it.
+	 */
+	set_cpus_allowed_ptr(current, cpumask_of(w0->cpu));
+	init_completion(&a->waited);
+	for (round = 0; round < 20; round++) {
+		blitz_job_init(&a->holder, gaway_holder_func);
+		init_completion(&a->holding);
+		init_completion(&a->held);
+		KUNIT_ASSERT_EQ(test, blitz_submit(pool, &a->holder), 0);
+		wait_for_completion(&a->holding);
+		if (a->holder_worker == w0)
+			break;
+		wait_for_completion(&a->held);
+	}
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, a->holder_worker, w0,
+				"20 holders ran on worker 1");
+	overflows = group_overflows(w1);
+	blitz_job_init(&a->waiter, gaway_waiter_func);
+	KUNIT_EXPECT_EQ(test, blitz_submit(pool, &a->waiter), 0);
+	wait_for_completion(&a->waited);
+	if (a->holder_worker == w0)
+		wait_for_completion(&a->held);
+	KUNIT_EXPECT_EQ(test, add_cpu(w1->cpu), 0);
+
+	KUNIT_EXPECT_PTR_EQ(test, a->waiter_worker, w1);
+	KUNIT_EXPECT_GT(test, group_overflows(w1), overflows);
+	KUNIT_EXPECT_FALSE(test, a->held_too_long);
+	KUNIT_EXPECT_EQ(test, a->ret, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->t->accepted), 300);
+	gtest_check_ran_once(test, a->t);
+	blitz_pool_destroy(pool);
+}
+
 KUNIT_ARRAY_PARAM(group_threads, blitz_test_thread_counts,
 		  blitz_test_thread_count_desc);
 
@@ -596,6 +709,7 @@ static struct kunit_case group_test_cases[] = {
 	KUNIT_CASE(group_test_wait_in_job),
 	KUNIT_CASE_PARAM(group_test_cancel_race, group_threads_gen_params),
 	KUNIT_CASE(group_test_held_frames),
+	KUNIT_CASE(group_test_away),
 	{}
 };
 
