@@ -59,6 +59,7 @@ enum blitz_stat {
 	BLITZ_STAT_PROMOTED,	/* latent join frames pushed on the deque */
 	BLITZ_STAT_SHARE_REQUESTS,	/* share requests made of others */
 	BLITZ_STAT_CANCELLED,	/* jobs of a cancelled group, skipped */
+	BLITZ_STAT_SHARE_TIMER,	/* times the share timer fired */
 	BLITZ_NR_STATS,
 };
 
@@ -97,6 +98,8 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  * @busy: running jobs, not looking for work; a hint for askers
  * @share_timer: ends a cooldown, or looks again for a blocked owner
  *		 (share.c)
+ * @look_backoff: looks in a row by @share_timer that found the owner
+ *		  switched out with nothing to promote; the timer's own
  * @rcu: frees the worker after a grace period (pool.c)
  *
  * @forks (but its share), @serving and @promoted_at are the owner's, or,
@@ -124,6 +127,7 @@ struct blitz_worker {
 	unsigned long look_queued;
 	bool busy ____cacheline_aligned_in_smp;
 	struct hrtimer share_timer;
+	unsigned int look_backoff;
 	struct rcu_head rcu;
 };
 

@@ -20,6 +20,7 @@ const char *const blitz_stat_names[BLITZ_NR_STATS] = {
 	[BLITZ_STAT_PROMOTED]	= "promoted",
 	[BLITZ_STAT_SHARE_REQUESTS] = "share_requests",
 	[BLITZ_STAT_CANCELLED]	= "cancelled",
+	[BLITZ_STAT_SHARE_TIMER] = "share_timer",
 };
 
 static struct dentry *blitz_debugfs_root;

@@ -299,9 +299,10 @@ static bool blitz_switched_out(struct blitz_worker *w)
 /*
  * Promote every latent frame of @w for it, if it is switched out, then
  * post them and kick. Returns whether it pushed any: that answers the
- * request. Hard interrupt, on the worker's CPU.
+ * request. Sets *@out if @w was switched out. Hard interrupt, on the
+ * worker's CPU.
  */
-static bool blitz_promote_switched_out(struct blitz_worker *w)
+static bool blitz_promote_switched_out(struct blitz_worker *w, bool *out)
 {
 	struct task_struct *p = w->task, *kick = NULL;
 	struct blitz_join_frame *f;
@@ -311,7 +312,8 @@ static bool blitz_promote_switched_out(struct blitz_worker *w)
 	if (w->pool->nr_workers == 1)
 		return false;
 	raw_spin_lock(&p->pi_lock);
-	if (blitz_switched_out(w)) {
+	*out = blitz_switched_out(w);
+	if (*out) {
 		while (blitz_promote_one(w))
 			pushed = true;
 	}
@@ -340,6 +342,11 @@ static bool blitz_promote_switched_out(struct blitz_worker *w)
 
 /* The share timer looks again no sooner than this. */
 #define BLITZ_SHARE_LOOK_MIN_NS	(10 * NSEC_PER_USEC)
+/*
+ * Nor later than 2^this intervals (12.8 ms at the default 100 us) while
+ * the owner stays switched out with nothing to promote.
+ */
+#define BLITZ_SHARE_LOOK_BACKOFF	7
 
 /*
  * The share timer. At the end of a cooldown (WAIT), ask again if the
@@ -349,8 +356,12 @@ static bool blitz_promote_switched_out(struct blitz_worker *w)
  * owner runs, or its frames are hidden in an outer segment, or the deque
  * is full), look again one interval later while frames are open and
  * some worker is inactive, in case the owner blocks before its next
- * fork. Hard interrupt, on the owner's CPU, or, moved there when that
- * CPU went offline, on another.
+ * fork. An owner that stays switched out with nothing to promote (a
+ * joiner or caller asleep, every frame of its promoted) changes nothing
+ * until it runs: each such look doubles the wait for the next, up to
+ * 2^BLITZ_SHARE_LOOK_BACKOFF intervals, so that a long wait does not
+ * take ten thousand interrupts a second. Hard interrupt, on the owner's
+ * CPU, or, moved there when that CPU went offline, on another.
  */
 static enum hrtimer_restart blitz_share_timer_fn(struct hrtimer *t)
 {
@@ -358,15 +369,16 @@ static enum hrtimer_restart blitz_share_timer_fn(struct hrtimer *t)
 					      share_timer);
 	u64 c = blitz_counters_load(&w->pool->counters);
 	unsigned long share = READ_ONCE(w->forks.share);
-	bool busy = READ_ONCE(w->busy);
+	bool busy = READ_ONCE(w->busy), out = false;
 	u64 interval;
 
+	blitz_stat_inc(w, BLITZ_STAT_SHARE_TIMER);
 	if (share == BLITZ_SHARE_WAIT) {
 		share = busy && blitz_inactive(c) ? BLITZ_SHARE_ASK : 0;
 		WRITE_ONCE(w->forks.share, share);
 	}
 	if (share != BLITZ_SHARE_ASK || !busy)
-		return HRTIMER_NORESTART;
+		goto done;
 	if (raw_smp_processor_id() != w->cpu) {
 		/*
 		 * Moved here while the worker's CPU was away. The CPU's
@@ -378,16 +390,23 @@ static enum hrtimer_restart blitz_share_timer_fn(struct hrtimer *t)
 		 */
 		smp_mb();
 		blitz_queue_look(w);
-		return HRTIMER_NORESTART;
+		goto done;
 	}
-	if (current != w->task && blitz_promote_switched_out(w))
-		return HRTIMER_NORESTART;
+	if (current != w->task && blitz_promote_switched_out(w, &out))
+		goto done;
 	if (!READ_ONCE(w->forks.depth) || !blitz_inactive(c))
-		return HRTIMER_NORESTART;
+		goto done;
+	if (!out)
+		w->look_backoff = 0;
+	else if (w->look_backoff < BLITZ_SHARE_LOOK_BACKOFF)
+		w->look_backoff++;
 	interval = (u64)READ_ONCE(blitz_share_interval_us) * NSEC_PER_USEC;
-	hrtimer_forward_now(t, ns_to_ktime(max_t(u64, interval,
-						 BLITZ_SHARE_LOOK_MIN_NS)));
+	interval = max_t(u64, interval, BLITZ_SHARE_LOOK_MIN_NS);
+	hrtimer_forward_now(t, ns_to_ktime(interval << w->look_backoff));
 	return HRTIMER_RESTART;
+done:
+	w->look_backoff = 0;
+	return HRTIMER_NORESTART;
 }
 
 /**

@@ -517,6 +517,86 @@ static void share_test_hotplug_blocked_a(struct kunit *test)
 	blitz_pool_destroy(pool);
 }
 
+/* === A long wait backs the share timer off === */
+
+struct longwait {
+	struct blitz_worker *a_worker, *b_worker;
+	struct completion b_started;
+	u64 looks_before, looks_after;
+};
+
+static void longwait_b(void *arg)
+{
+	struct longwait *l = arg;
+
+	l->b_worker = blitz_current_worker();
+	complete(&l->b_started);
+	msleep(1000);
+}
+
+static void longwait_a(void *arg)
+{
+	struct longwait *l = arg;
+	struct blitz_worker *w = blitz_current_worker();
+
+	l->a_worker = w;
+	/* b is promoted while we sleep, and stolen. */
+	if (!wait_for_completion_timeout(&l->b_started, 5 * HZ))
+		return;
+	/* A request of us, pending while we wait: our CPU looks at it. */
+	hrtimer_cancel(&w->share_timer);
+	WRITE_ONCE(w->forks.share, 0);
+	blitz_ask(w, w);
+	l->looks_before = share_stat(w, BLITZ_STAT_SHARE_TIMER);
+}
+
+/* The join that waits, one level deep: its frame at depth 1. */
+static void longwait_join(void *arg)
+{
+	struct longwait *l = arg;
+
+	blitz_join(longwait_a, l, longwait_b, l);
+	l->looks_after = share_stat(l->a_worker, BLITZ_STAT_SHARE_TIMER);
+}
+
+static void longwait_nothing(void *arg)
+{
+}
+
+static void longwait_root(void *arg)
+{
+	blitz_join(longwait_join, arg, longwait_nothing, NULL);
+}
+
+/*
+ * A joiner, one join deep, waits 1 s for its stolen b, with a request
+ * pending (its own, then the idle third worker's, once that has run the
+ * outer b). Asleep, with every frame of its promoted, it can change
+ * nothing until b is done: its share timer, finding that, backs off to
+ * one look every 12.8 ms, about 86 looks in the second. It looked every
+ * interval: 10000 times with high-resolution timers, 214 at the 4 ms
+ * ticks of the x86_64 KUnit kernel.
+ */
+static void share_test_long_wait(struct kunit *test)
+{
+	struct longwait l = {};
+	struct blitz_pool *pool;
+	u64 looks;
+
+	if (num_online_cpus() < 3)
+		kunit_skip(test, "needs three CPUs");
+	pool = blitz_pool_create("kunit-longwait", 3);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	init_completion(&l.b_started);
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, longwait_root, &l), 0);
+	KUNIT_EXPECT_PTR_NE(test, l.b_worker, l.a_worker);
+	looks = l.looks_after - l.looks_before;
+	kunit_info(test, "%llu looks while the joiner waited", looks);
+	KUNIT_EXPECT_GE(test, looks, 1ULL);
+	KUNIT_EXPECT_LT(test, looks, 150ULL);
+	blitz_pool_destroy(pool);
+}
+
 /* === Parallel loops split on demand === */
 
 #define LAZY_N		1000
@@ -686,6 +766,7 @@ static struct kunit_case share_test_cases[] = {
 	KUNIT_CASE(share_test_asked_blocked),
 	KUNIT_CASE(share_test_long_leaf),
 	KUNIT_CASE(share_test_hotplug_blocked_a),
+	KUNIT_CASE(share_test_long_wait),
 	KUNIT_CASE(share_test_parallel_for),
 	KUNIT_CASE(share_test_idle_no_timer),
 	{}

@@ -47,7 +47,7 @@ ok $? "client module: errors, busy/shutdown, load, jobs from jobs, irq, destroy 
 # debugfs: header, one row per worker, total row; state line.
 workers=$(state_field workers)
 head -n 1 $DBG/stats |
-	grep -q '^worker cpu executed stolen injected sleeps wakeups overflows promoted share_requests cancelled$'
+	grep -q '^worker cpu executed stolen injected sleeps wakeups overflows promoted share_requests cancelled share_timer$'
 h=$?
 rows=$(grep -c '^[0-9]' $DBG/stats)
 total=$(awk '$1 == "total" { print $3 }' $DBG/stats)
