@@ -531,12 +531,27 @@ static bool blitz_share(struct blitz_worker *w, bool loop)
 	else if (!(req & BLITZ_SHARE_ASK))
 		return false;
 	if (now - w->promoted_at < interval) {
-		/* Askers see WAIT and leave it: the timer renews the request. */
-		WRITE_ONCE(w->forks.share, BLITZ_SHARE_WAIT);
-		hrtimer_start(&w->share_timer,
-			      ns_to_ktime(w->promoted_at + interval - now),
-			      HRTIMER_MODE_REL_PINNED_HARD);
-		return false;
+		bool home;
+
+		/*
+		 * Only on our CPU: away from it (it is going, or coming
+		 * back), our timer may be running there and forwarding
+		 * itself, which a start from here would race with
+		 * (hrtimer_forward() warns on an enqueued timer). No
+		 * cooldown then.
+		 */
+		preempt_disable();
+		home = raw_smp_processor_id() == w->cpu;
+		if (home) {
+			/* Askers see WAIT and leave it: the timer renews it. */
+			WRITE_ONCE(w->forks.share, BLITZ_SHARE_WAIT);
+			hrtimer_start(&w->share_timer,
+				      ns_to_ktime(w->promoted_at + interval - now),
+				      HRTIMER_MODE_REL_PINNED_HARD);
+		}
+		preempt_enable();
+		if (home)
+			return false;
 	}
 	if (READ_ONCE(w->forks.published) == w->forks.depth)
 		return loop;
