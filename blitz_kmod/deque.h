@@ -58,7 +58,8 @@
 /**
  * struct blitz_deque - a Chase-Lev deque
  * @top: next index to steal; advanced by thieves and by the owner's last pop
- * @bottom: next index to push; written only by the owner
+ * @bottom: next index to push; written only by the owner, or, while it
+ *	    is switched out, by its CPU's share timer on its behalf
  * @slots: the ring; a slot is valid for top <= index < bottom
  *
  * @top and @bottom live on cache lines of their own: the owner writes

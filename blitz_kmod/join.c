@@ -22,7 +22,9 @@
  *    moment b started, and only while b runs. It asks the thief for them.
  *  - Otherwise it sleeps on b's latch. It is busy, not idle, to the sleep
  *    protocol: it is not counted, so posters never rely on it. The thief
- *    kicks it when it promotes a frame.
+ *    kicks it when it promotes a frame while running b itself; while the
+ *    thief runs a frame it stole in turn, it kicks that frame's joiner,
+ *    and ours sleeps on, though it may take those frames too.
  *
  * Calls: blitz_call() from a worker of another pool, or from a plain task,
  * submits a call frame and waits on the frame's latch the same way. A
@@ -119,8 +121,8 @@ static bool blitz_join_ready(void *arg)
 
 /*
  * Steal from @thief a frame that descends from @f's b: one pushed at or
- * above the thief's bottom when b started (below are the thief's own
- * older frames), and pushed before b finished. Once b has finished, the
+ * above the thief's bottom when b started (below are no frames, only
+ * jobs submitted before), and pushed before b finished. Once b has finished, the
  * thief may push frames of its next work there, which its own join may
  * be waiting for while its a() sleeps: those are any idle worker's to
  * take, ours too once our join is over, never ours now (we would run

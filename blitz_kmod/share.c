@@ -277,8 +277,9 @@ static bool blitz_blocked(struct task_struct *p)
  * wake-up and migration takes. Either we are on its CPU, it may run there
  * only, and the CPU is not going offline (the scheduler then lets
  * ordinary kthreads run elsewhere): preempted or blocked, it cannot run
- * anywhere until we drop the lock and return, and what it last wrote it
- * wrote on this CPU. Or it is blocked, anywhere: so a worker that went to
+ * anywhere until we drop the lock and return, and what it last wrote is
+ * visible to us (written here, or before a migration here, which took
+ * the lock we hold). Or it is blocked, anywhere: so a worker that went to
  * sleep on another CPU while its own was offline is promoted for once its
  * CPU is back (blitz_rehome() has the CPU look). Either way it was not
  * switched out in the middle of anything it does with preemption off.
