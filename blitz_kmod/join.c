@@ -122,12 +122,12 @@ static bool blitz_join_ready(void *arg)
 /*
  * Steal from @thief a frame that descends from @f's b: one pushed at or
  * above the thief's bottom when b started (below are no frames, only
- * jobs submitted before), and pushed before b finished. Once b has finished, the
- * thief may push frames of its next work there, which its own join may
- * be waiting for while its a() sleeps: those are any idle worker's to
- * take, ours too once our join is over, never ours now (we would run
- * unrelated work on top of our caller's stack). The steal reads b's
- * latch after the slot and takes no frame once it is set.
+ * jobs submitted before), and pushed before b finished. Once b has
+ * finished, the thief may push frames of its next work there, which its
+ * own join may be waiting for while its a() sleeps: those are any idle
+ * worker's to take, ours too once our join is over, never ours now (we
+ * would run unrelated work on top of our caller's stack). The steal reads
+ * b's latch after the slot and takes no frame once it is set.
  */
 static struct blitz_job *blitz_leapfrog(struct blitz_worker *w,
 					struct blitz_join_frame *f,
