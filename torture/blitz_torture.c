@@ -461,7 +461,7 @@ static void bt_wait_b(struct bt *bt, struct bt_group *g)
  * time a then sleeps until b has run, while at most half the pool's
  * workers do so: with all but one, at 8 vCPUs, jobs waited up to 7.2 s
  * (0.2 s without such a()s), near max_latency_ms; with half, up to 2 s,
- * and 0 to 8 b a minute were late (0 at 4 vCPUs).
+ * and 0 to 16 b a minute were late (0 at 4 vCPUs).
  */
 static void bt_group_a(void *arg)
 {
