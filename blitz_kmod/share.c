@@ -29,9 +29,10 @@
  * and acts on a request in its own task context (__blitz_fork_slow()). It
  * promotes at most once per share_interval_us, the cooldown: a request
  * within it arms the share timer, a one-shot hrtimer that renews the
- * request at the end of the cooldown if the owner is still busy and some
- * worker inactive, and the owner goes on. Idle workers have no timer
- * armed: an idle pool takes no timer interrupt.
+ * request at the end of the cooldown if the owner is still busy and a
+ * frame is wanted (some worker inactive, or the b it runs stolen, its
+ * joiner perhaps waiting), and the owner goes on. Idle workers have no
+ * timer armed: an idle pool takes no timer interrupt.
  *
  * A request also has the owner's share timer fire at once, through a
  * timer on the owner's CPU (&blitz_worker.look), where the owner is
@@ -40,7 +41,7 @@
  * until it returns: it promotes the owner's frames for it. If it
  * promotes nothing, it looks again one interval later, and every
  * interval while the request is pending, the owner busy with frames open
- * and some worker inactive: an owner that blocks in a() before its next
+ * and a frame wanted: an owner that blocks in a() before its next
  * fork is seen blocked within an interval. That is the only timer a
  * busy worker runs outside a cooldown, and only while somebody waits for
  * its work. Work stays hidden while a worker runs a long stretch that
@@ -350,19 +351,31 @@ static bool blitz_promote_switched_out(struct blitz_worker *w, bool *out)
 #define BLITZ_SHARE_LOOK_BACKOFF	7
 
 /*
+ * Whether somebody could take a frame of @w's: a worker is inactive, or
+ * @w runs a stolen b, whose joiner may be waiting for it. A waiting
+ * joiner is not inactive, and its requests stop when it sleeps: one made
+ * in our cooldown, which askers leave alone, is renewed for it here.
+ * @serving is only tested, never followed: the frame may be gone.
+ */
+static bool blitz_share_wanted(struct blitz_worker *w, u64 c)
+{
+	return blitz_inactive(c) || READ_ONCE(w->serving);
+}
+
+/*
  * The share timer. At the end of a cooldown (WAIT), ask again if the
- * owner is still busy and some worker is inactive to take a frame; else
- * let askers ask. Then, with a request pending on a busy owner: if the
- * owner is switched out, promote for it. If that promoted nothing (the
- * owner runs, or its frames are hidden in an outer segment, or the deque
- * is full), look again one interval later while frames are open and
- * some worker is inactive, in case the owner blocks before its next
- * fork. An owner that stays switched out with nothing to promote (a
- * joiner or caller asleep, every frame of its promoted) changes nothing
- * until it runs: each such look doubles the wait for the next, up to
- * 2^BLITZ_SHARE_LOOK_BACKOFF intervals, so that a long wait does not
- * take ten thousand interrupts a second. Hard interrupt, on the owner's
- * CPU, or, moved there when that CPU went offline, on another.
+ * owner is still busy and a frame is wanted; else let askers ask. Then,
+ * with a request pending on a busy owner: if the owner is switched out,
+ * promote for it. If that promoted nothing (the owner runs, or its frames
+ * are hidden in an outer segment, or the deque is full), look again one
+ * interval later while frames are open and wanted, in case the owner
+ * blocks before its next fork. An owner that stays switched out with
+ * nothing to promote (a joiner or caller asleep, every frame of its
+ * promoted) changes nothing until it runs: each such look doubles the
+ * wait for the next, up to 2^BLITZ_SHARE_LOOK_BACKOFF intervals, so that
+ * a long wait does not take ten thousand interrupts a second. Hard
+ * interrupt, on the owner's CPU, or, moved there when that CPU went
+ * offline, on another.
  */
 static enum hrtimer_restart blitz_share_timer_fn(struct hrtimer *t)
 {
@@ -375,7 +388,7 @@ static enum hrtimer_restart blitz_share_timer_fn(struct hrtimer *t)
 
 	blitz_stat_inc(w, BLITZ_STAT_SHARE_TIMER);
 	if (share == BLITZ_SHARE_WAIT) {
-		share = busy && blitz_inactive(c) ? BLITZ_SHARE_ASK : 0;
+		share = busy && blitz_share_wanted(w, c) ? BLITZ_SHARE_ASK : 0;
 		WRITE_ONCE(w->forks.share, share);
 	}
 	if (share != BLITZ_SHARE_ASK || !busy)
@@ -395,7 +408,7 @@ static enum hrtimer_restart blitz_share_timer_fn(struct hrtimer *t)
 	}
 	if (current != w->task && blitz_promote_switched_out(w, &out))
 		goto done;
-	if (!READ_ONCE(w->forks.depth) || !blitz_inactive(c))
+	if (!READ_ONCE(w->forks.depth) || !blitz_share_wanted(w, c))
 		goto done;
 	if (!out)
 		w->look_backoff = 0;

@@ -597,6 +597,95 @@ static void share_test_long_wait(struct kunit *test)
 	blitz_pool_destroy(pool);
 }
 
+/* === A joiner's request made in the thief's cooldown === */
+
+#define RENEW_INTERVAL_MS	100
+
+struct renew {
+	struct blitz_worker *a_worker, *b_worker;
+	struct completion b_started;
+	atomic_t leaves, leaves_on_a;
+	unsigned long joins;
+	bool cooled;
+};
+
+/* Long enough for a woken joiner to steal the frame of the other. */
+static void renew_leaf(void *arg)
+{
+	struct renew *r = arg;
+
+	mdelay(1);
+	atomic_inc(&r->leaves);
+	if (blitz_current_worker() == r->a_worker)
+		atomic_inc(&r->leaves_on_a);
+}
+
+/* a sleeps until b runs: b is promoted meanwhile, and stolen. */
+static void renew_a(void *arg)
+{
+	struct renew *r = arg;
+
+	r->a_worker = blitz_current_worker();
+	wait_for_completion(&r->b_started);
+}
+
+/*
+ * b promotes once, which starts its cooldown, lets a return to its join,
+ * and forks for three cooldowns. The joiner asks at once, within the
+ * first (we see WAIT), then sleeps.
+ */
+static void renew_b(void *arg)
+{
+	struct renew *r = arg;
+	struct blitz_worker *w = blitz_current_worker();
+	unsigned long end;
+
+	r->b_worker = w;
+	share_ask_self();
+	complete(&r->b_started);
+	end = jiffies + msecs_to_jiffies(3 * RENEW_INTERVAL_MS);
+	while (time_before(jiffies, end)) {
+		blitz_join(renew_leaf, r, renew_leaf, r);
+		r->joins++;
+		if (READ_ONCE(w->forks.share) == BLITZ_SHARE_WAIT)
+			r->cooled = true;
+	}
+}
+
+static void renew_root(void *arg)
+{
+	blitz_join(renew_a, arg, renew_b, arg);
+}
+
+/*
+ * Two workers, so no worker is inactive while the joiner waits. Its
+ * requests fall in the thief's cooldown, which askers leave alone: the
+ * share timer renews the request at the cooldown's end for the joiner,
+ * and the thief's next fork promotes a frame, whose kick wakes the joiner
+ * to take it. The timer renewed a request only when some worker was
+ * inactive: the joiner slept through b, and took no leaf of it.
+ */
+static void share_test_wait_renewed(struct kunit *test)
+{
+	struct blitz_pool *pool = share_pool_two(test, "kunit-renew");
+	unsigned int interval = blitz_share_interval_us;
+	struct renew r = {};
+
+	init_completion(&r.b_started);
+	blitz_share_interval_us = RENEW_INTERVAL_MS * USEC_PER_MSEC;
+	KUNIT_EXPECT_EQ(test, blitz_call(pool, renew_root, &r), 0);
+	blitz_share_interval_us = interval;
+	KUNIT_ASSERT_NOT_NULL(test, r.a_worker);
+	KUNIT_EXPECT_PTR_NE(test, r.a_worker, r.b_worker);
+	KUNIT_EXPECT_TRUE(test, r.cooled);
+	KUNIT_EXPECT_EQ(test, (unsigned long)atomic_read(&r.leaves),
+			2 * r.joins);
+	kunit_info(test, "%d of %lu leaves on the joiner",
+		   atomic_read(&r.leaves_on_a), 2 * r.joins);
+	KUNIT_EXPECT_GE(test, atomic_read(&r.leaves_on_a), 1);
+	blitz_pool_destroy(pool);
+}
+
 /* === Parallel loops split on demand === */
 
 #define LAZY_N		1000
@@ -767,6 +856,7 @@ static struct kunit_case share_test_cases[] = {
 	KUNIT_CASE(share_test_long_leaf),
 	KUNIT_CASE(share_test_hotplug_blocked_a),
 	KUNIT_CASE(share_test_long_wait),
+	KUNIT_CASE(share_test_wait_renewed),
 	KUNIT_CASE(share_test_parallel_for),
 	KUNIT_CASE(share_test_idle_no_timer),
 	{}
