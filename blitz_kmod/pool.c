@@ -13,11 +13,13 @@
 #include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <uapi/linux/sched/types.h>
 
 #include "blitz.h"
 
@@ -61,6 +63,30 @@ static bool blitz_name_valid(const char *name)
 	return true;
 }
 
+static unsigned int blitz_worker_slice_us = 100;
+module_param_named(worker_slice_us, blitz_worker_slice_us, uint, 0444);
+MODULE_PARM_DESC(worker_slice_us,
+		 "workers' scheduler slice, in us; 0: the default (default 100)");
+
+/*
+ * Give @task a short slice: EEVDF then lets it preempt the task that woke
+ * it, as a kworker woken by queue_work() does, instead of waiting for the
+ * waker to block or its slice to end (Documentation/blitz/design.rst,
+ * "Short slice"). Kernels before 6.12 ignore the slice.
+ */
+static void blitz_set_slice(struct task_struct *task)
+{
+	struct sched_attr attr = {
+		.size = sizeof(attr),
+		.sched_policy = SCHED_NORMAL,
+		.sched_runtime = (u64)blitz_worker_slice_us * NSEC_PER_USEC,
+	};
+
+	/* Harmless if it fails: the worker keeps the default slice. */
+	if (blitz_worker_slice_us && sched_setattr_nocheck(task, &attr))
+		pr_warn_once("blitz: workers keep the default slice\n");
+}
+
 static int blitz_create_worker(struct blitz_pool *pool, unsigned int i,
 			       int cpu)
 {
@@ -88,6 +114,7 @@ static int blitz_create_worker(struct blitz_pool *pool, unsigned int i,
 	}
 	/* Not kthread_create_on_cpu(): hotplug moves us, it does not park. */
 	kthread_bind(task, cpu);
+	blitz_set_slice(task);
 	/* kthread_stop() after the worker has returned needs the task. */
 	w->task = get_task_struct(task);
 	w->forks.task = task;
