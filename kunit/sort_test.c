@@ -195,6 +195,8 @@ static void sort_test_u32_large(struct kunit *test)
 /* === The stack a sort's partitions take === */
 
 #define SORT_DEEP	(256 * 1024)
+/* Stack left over BLITZ_SPLIT_STACK at the start: a few levels of splits. */
+#define SORT_DEEP_MARGIN	1536
 
 struct deep_sort {
 	struct blitz_job job;
@@ -202,15 +204,23 @@ struct deep_sort {
 	struct completion done;
 };
 
-/* The task whose stack is watched, and the least it had left in cmp. */
+/*
+ * The task whose stack is watched, the least it had left in cmp, and the
+ * most joins it had open there, over those open when the sort began.
+ */
 static struct task_struct *deep_sort_task;
 static unsigned long deep_sort_min_left;
+static unsigned int deep_sort_base, deep_sort_joins;
 
 static int cmp_u32_deep(const void *a, const void *b)
 {
-	if (current == deep_sort_task)
+	if (current == deep_sort_task) {
 		deep_sort_min_left = min(deep_sort_min_left,
 					 blitz_test_stack_left());
+		deep_sort_joins = max(deep_sort_joins,
+				      blitz_current_worker()->forks.depth -
+				      deep_sort_base);
+	}
 	return cmp_u32(a, b);
 }
 
@@ -218,6 +228,7 @@ static void deep_sort_run(void *arg)
 {
 	struct deep_sort *d = arg;
 
+	deep_sort_base = blitz_current_worker()->forks.depth;
 	blitz_sort(d->a, SORT_DEEP, sizeof(u32), cmp_u32_deep, NULL);
 }
 
@@ -226,18 +237,23 @@ static void deep_sort_job(struct blitz_job *job)
 	struct deep_sort *d = container_of(job, struct deep_sort, job);
 
 	deep_sort_task = current;
-	blitz_test_stack_descend(BLITZ_SPLIT_STACK + 512, deep_sort_run, d);
+	blitz_test_stack_descend(BLITZ_SPLIT_STACK + SORT_DEEP_MARGIN,
+				 deep_sort_run, d);
 	complete(&d->done);
 }
 
 /*
  * Random keys split about evenly: 10 levels of partitions down to the
  * leaves, 200 bytes of stack or more each, on the worker that runs every
- * first half. Started with 512 bytes more than BLITZ_SPLIT_STACK left,
- * in a job of the default pool, the sort stops splitting there and sorts
- * the rest with sort(): cmp may have one level less than that, and the
- * frames of sort(). Unbounded, it overflowed the stack in UML and in the
- * x86_64 KUnit kernel.
+ * first half. Started with SORT_DEEP_MARGIN bytes more than
+ * BLITZ_SPLIT_STACK left, in a job of the default pool, the sort splits
+ * a few levels deep, stops splitting at BLITZ_SPLIT_STACK and sorts the
+ * rest with sort(): cmp may have one level less than that, and the frames
+ * of sort(). Unbounded, it overflowed the stack in UML and in the x86_64
+ * KUnit kernel. The test asserts that the sort split (cmp ran under one
+ * of its joins) and that it went on below the limit, in sort(): started
+ * with 512 bytes of margin, UML's larger frames used them up before the
+ * first split, and the test passed without testing anything.
  */
 static void sort_test_stack(struct kunit *test)
 {
@@ -249,15 +265,21 @@ static void sort_test_stack(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, d.a);
 	init_completion(&d.done);
 	deep_sort_min_left = ULONG_MAX;
+	deep_sort_joins = 0;
 	ret = blitz_submit(NULL, &d.job);
 	KUNIT_EXPECT_EQ(test, ret, 0);
 	if (!ret)
 		wait_for_completion(&d.done);
 	deep_sort_task = NULL;
 	large_check(test, d.a, count, SORT_DEEP);
-	kunit_info(test, "cmp had %lu bytes left at least", deep_sort_min_left);
+	kunit_info(test, "cmp had %lu bytes left at least, under %u joins",
+		   deep_sort_min_left, deep_sort_joins);
 	KUNIT_EXPECT_GE(test, deep_sort_min_left,
 			(unsigned long)(BLITZ_SPLIT_STACK - THREAD_SIZE / 16));
+	/* It split, and ran short: the case tested. */
+	KUNIT_EXPECT_GE(test, deep_sort_joins, 1U);
+	KUNIT_EXPECT_LT(test, deep_sort_min_left,
+			(unsigned long)BLITZ_SPLIT_STACK);
 }
 
 static void sort_test_u64(struct kunit *test)
