@@ -103,7 +103,8 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  * @rcu: frees the worker after a grace period (pool.c)
  *
  * @forks (but its share), @serving and @promoted_at are the owner's, or,
- * while it is switched out, its CPU's (share.c).
+ * while it is switched out, its CPU's (share.c); the share timer reads
+ * @forks.depth and @serving as hints at any time.
  */
 struct blitz_worker {
 	struct blitz_forks forks;

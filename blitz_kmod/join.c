@@ -88,13 +88,18 @@ void blitz_join_stolen(struct blitz_job *job)
 	/* What we promote from here on descends from b. */
 	f->thief_base = blitz_deque_bottom(&w->deque);
 	/*
+	 * Serving before the joiner can see us and ask: a request of its
+	 * that finds our cooldown on is renewed at its end only for a
+	 * worker that serves (blitz_share_wanted()).
+	 */
+	WRITE_ONCE(w->serving, f);
+	/*
 	 * Publish where b's descendants start before ourselves. Pairs with
 	 * smp_load_acquire() of the thief in blitz_join_wait().
 	 * (litmus/join-thief-publish.litmus)
 	 */
 	smp_store_release(&f->thief, w);
 	w->origin = f->origin;
-	WRITE_ONCE(w->serving, f);
 	trace_blitz_join_stolen(w->pool->name, w->index, f->fn);
 	f->fn(f->arg);
 	WRITE_ONCE(w->serving, serving);

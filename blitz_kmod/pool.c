@@ -66,7 +66,7 @@ static bool blitz_name_valid(const char *name)
 static unsigned int blitz_worker_slice_us = 100;
 module_param_named(worker_slice_us, blitz_worker_slice_us, uint, 0444);
 MODULE_PARM_DESC(worker_slice_us,
-		 "workers' scheduler slice, in us; 0: the default (default 100)");
+		 "workers' scheduler slice in us, at least 100; 0: the scheduler's (default 100)");
 
 /*
  * Give @task a short slice: EEVDF then lets it preempt the task that woke
@@ -81,10 +81,15 @@ static void blitz_set_slice(struct task_struct *task)
 		.sched_policy = SCHED_NORMAL,
 		.sched_runtime = (u64)blitz_worker_slice_us * NSEC_PER_USEC,
 	};
+	int ret;
 
+	if (!blitz_worker_slice_us)
+		return;
 	/* Harmless if it fails: the worker keeps the default slice. */
-	if (blitz_worker_slice_us && sched_setattr_nocheck(task, &attr))
-		pr_warn_once("blitz: workers keep the default slice\n");
+	ret = sched_setattr_nocheck(task, &attr);
+	if (ret)
+		pr_warn_once("blitz: workers keep the default slice: %d\n",
+			     ret);
 }
 
 static int blitz_create_worker(struct blitz_pool *pool, unsigned int i,

@@ -43,8 +43,8 @@
  * interval while the request is pending, the owner busy with frames open
  * and a frame wanted: an owner that blocks in a() before its next
  * fork is seen blocked within an interval. That is the only timer a
- * busy worker runs outside a cooldown, and only while somebody waits for
- * its work. Work stays hidden while a worker runs a long stretch that
+ * busy worker runs outside a cooldown, and only while somebody may wait
+ * for its work. Work stays hidden while a worker runs a long stretch that
  * never forks and is never switched out, and while its CPU is going or
  * gone offline (the worker may run elsewhere; the timer looks again when
  * the CPU is back, and finds it blocked if it went to sleep elsewhere).
@@ -53,9 +53,11 @@
  *
  *   depth, published, latent[], serving, promoted_at
  *	the owner, in task context, and its CPU's share timer while the
- *	owner is switched out (blitz_switched_out()). The owner keeps
- *	preemption off where it must not be switched out: while it pushes on
- *	its deque, promotes, or hides the frames of an outer segment.
+ *	owner is switched out (blitz_switched_out()); the share timer also
+ *	tests depth and serving, as hints, while the owner runs. The owner
+ *	keeps preemption off where it must not be switched out: while it
+ *	pushes on its deque, promotes, or hides the frames of an outer
+ *	segment.
  *   share
  *	askers and the share timer: WRITE_ONCE(); the owner: xchg().
  *   busy

@@ -599,7 +599,8 @@ static void share_test_long_wait(struct kunit *test)
 
 /* === A joiner's request made in the thief's cooldown === */
 
-#define RENEW_INTERVAL_MS	100
+#define RENEW_INTERVAL_MS	50
+#define RENEW_INTERVALS		6
 
 struct renew {
 	struct blitz_worker *a_worker, *b_worker;
@@ -609,12 +610,15 @@ struct renew {
 	bool cooled;
 };
 
-/* Long enough for a woken joiner to steal the frame of the other. */
+/*
+ * Long enough for the joiner, woken by the promotion of the frame of one
+ * leaf, to steal it while the thief runs the other.
+ */
 static void renew_leaf(void *arg)
 {
 	struct renew *r = arg;
 
-	mdelay(1);
+	mdelay(5);
 	atomic_inc(&r->leaves);
 	if (blitz_current_worker() == r->a_worker)
 		atomic_inc(&r->leaves_on_a);
@@ -625,14 +629,13 @@ static void renew_a(void *arg)
 {
 	struct renew *r = arg;
 
-	r->a_worker = blitz_current_worker();
 	wait_for_completion(&r->b_started);
 }
 
 /*
  * b promotes once, which starts its cooldown, lets a return to its join,
- * and forks for three cooldowns. The joiner asks at once, within the
- * first (we see WAIT), then sleeps.
+ * and forks for RENEW_INTERVALS cooldowns. The joiner asks at once,
+ * within the first (we see WAIT), then sleeps.
  */
 static void renew_b(void *arg)
 {
@@ -643,7 +646,7 @@ static void renew_b(void *arg)
 	r->b_worker = w;
 	share_ask_self();
 	complete(&r->b_started);
-	end = jiffies + msecs_to_jiffies(3 * RENEW_INTERVAL_MS);
+	end = jiffies + msecs_to_jiffies(RENEW_INTERVALS * RENEW_INTERVAL_MS);
 	while (time_before(jiffies, end)) {
 		blitz_join(renew_leaf, r, renew_leaf, r);
 		r->joins++;
@@ -652,9 +655,13 @@ static void renew_b(void *arg)
 	}
 }
 
+/* Before the join: b may be stolen from its start. */
 static void renew_root(void *arg)
 {
-	blitz_join(renew_a, arg, renew_b, arg);
+	struct renew *r = arg;
+
+	r->a_worker = blitz_current_worker();
+	blitz_join(renew_a, r, renew_b, r);
 }
 
 /*
