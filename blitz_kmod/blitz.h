@@ -137,6 +137,8 @@ struct blitz_worker {
  * @counters: the sleep protocol's counter word
  * @sleepers: bitmap of the workers asleep in the sleep protocol, by index,
  *	      for wakers to find and claim (sleep.c)
+ * @queued: bitmap of the workers whose injection queue may hold jobs, by
+ *	    index: where takers look (worker.c, inject.h)
  * @live: one reference per accepted job not yet finished; killed when the
  *	  pool is being destroyed, so that outside submissions fail
  * @drained: completed when @live drops to zero after the kill
@@ -151,6 +153,7 @@ struct blitz_worker {
 struct blitz_pool {
 	struct blitz_counters counters ____cacheline_aligned_in_smp;
 	unsigned long *sleepers;
+	unsigned long *queued;
 	struct percpu_ref live ____cacheline_aligned_in_smp;
 	struct completion drained;
 	bool shutdown;
@@ -283,26 +286,36 @@ static inline void blitz_stat_inc(struct blitz_worker *w, enum blitz_stat s)
 }
 
 /*
- * The first worker in [@from, @to) in the sleepers bitmap, or @to. A
- * lockless snapshot, word by word: a bit it misses was set after the
- * caller's barrier, by a sleeper whose last look comes after that.
+ * The first bit set in [@from, @to) of @map, a bitmap that others change
+ * with atomic bit operations, or @to. A lockless snapshot, word by word.
  */
-static inline unsigned int blitz_next_sleeper(struct blitz_pool *pool,
-					      unsigned int from,
-					      unsigned int to)
+static inline unsigned int blitz_next_bit(const unsigned long *map,
+					  unsigned int from, unsigned int to)
 {
 	unsigned int k = BIT_WORD(from);
 	unsigned long word;
 
 	if (from >= to)
 		return to;
-	word = READ_ONCE(pool->sleepers[k]) & BITMAP_FIRST_WORD_MASK(from);
+	word = READ_ONCE(map[k]) & BITMAP_FIRST_WORD_MASK(from);
 	while (!word) {
 		if (++k >= BITS_TO_LONGS(to))
 			return to;
-		word = READ_ONCE(pool->sleepers[k]);
+		word = READ_ONCE(map[k]);
 	}
 	return min(k * BITS_PER_LONG + __ffs(word), to);
+}
+
+/*
+ * The first worker in [@from, @to) in the sleepers bitmap, or @to. A bit
+ * it misses was set after the caller's barrier, by a sleeper whose last
+ * look comes after that.
+ */
+static inline unsigned int blitz_next_sleeper(struct blitz_pool *pool,
+					      unsigned int from,
+					      unsigned int to)
+{
+	return blitz_next_bit(pool->sleepers, from, to);
 }
 
 /*
@@ -366,8 +379,9 @@ static inline bool blitz_woken_behind_us(struct blitz_worker *w)
  * keeps @pool alive throughout: the job may run, and drop the last
  * reference, as soon as it is on the list.
  *
- * Only a job that finds the list empty is posted to the sleep protocol.
- * One that finds jobs there rides along with them: the fully ordered add
+ * Only a job that finds the list empty marks it in the pool's queued
+ * bitmap, where takers look (inject.h), and is posted to the sleep
+ * protocol. One that finds jobs there rides along with them: the fully ordered add
  * read the list's head, so the llist_del_all() that takes that job comes
  * after ours and takes ours too, and that job was posted, by whoever
  * added the first job since the list was last emptied. Preemption is off
@@ -399,6 +413,8 @@ static __always_inline void blitz_inject(struct blitz_pool *pool,
 	i = pool->cpu_worker[cpu];
 	w = pool->workers[i];
 	first = blitz_inject_add(&w->inject, &job->node);
+	if (first)
+		blitz_inject_mark(pool->queued, i);
 	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
 	if (blitz_on_idle_task() && w->cpu == cpu &&
 	    test_bit(i, pool->sleepers) && blitz_wake_worker(w))
@@ -423,8 +439,10 @@ static inline void blitz_requeue(struct blitz_worker *w, struct blitz_job *job)
 {
 	preempt_disable();
 	/* blitz_inject_add() is fully ordered: no barrier of our own. */
-	if (blitz_inject_add(&w->inject, &job->node))
+	if (blitz_inject_add(&w->inject, &job->node)) {
+		blitz_inject_mark(w->pool->queued, w->index);
 		__blitz_new_jobs(w->pool, w->index + 1);
+	}
 	preempt_enable();
 }
 

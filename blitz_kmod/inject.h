@@ -19,10 +19,23 @@
  * every job queued since the last refill, each job's one reversal. The
  * lock is raw, so after a burst that walk is one long non-preemptible
  * section for the taker (never for a producer).
+ *
+ * Each queue has a bit in a bitmap of its owner's choice (the pool's
+ * queued bitmap), so that a taker finds the queues holding jobs without
+ * looking at every queue: the producer whose add found the list empty
+ * sets it, and a taker clears it, under the lock, when its take leaves
+ * the queue empty, then looks at the list once more and sets it again if
+ * a job came meanwhile. A queue that is not empty thus has its bit set,
+ * but while its first producer is between its add and setting the bit
+ * (litmus/inject-queued-hint.litmus). The bit is a hint: an empty queue
+ * may have it set, until a taker finds it empty and clears it, and
+ * whoever must not miss a job looks at the queue itself
+ * (blitz_inject_empty()).
  */
 #ifndef _BLITZ_INJECT_H
 #define _BLITZ_INJECT_H
 
+#include <linux/bitops.h>
 #include <linux/cache.h>
 #include <linux/compiler.h>
 #include <linux/llist.h>
@@ -67,6 +80,20 @@ static inline bool blitz_inject_add(struct blitz_inject *q,
 }
 
 /*
+ * The add that found @q's list empty (blitz_inject_add() returned true)
+ * sets @q's bit, @bit in @queued. After the fully ordered add: a taker
+ * that clears the bit, and then finds the list empty, does so before we
+ * look at the bit, and we set it (litmus/inject-queued-hint.litmus).
+ * Looked at first, so that a burst does not write the bitmap's line while
+ * the bit is set. Any context but NMI.
+ */
+static inline void blitz_inject_mark(unsigned long *queued, unsigned int bit)
+{
+	if (!test_bit(bit, queued))
+		set_bit(bit, queued);
+}
+
+/*
  * Whether @q looks empty. A lockless look; a job moving from the list to
  * the backlog may be missed, but only by others than the taker moving it,
  * which then runs it or pushes it where it can be stolen, or, filtering
@@ -80,13 +107,16 @@ static inline bool blitz_inject_empty(struct blitz_inject *q)
 /*
  * Take the oldest jobs of @q, at most @max (at least 1): they come
  * oldest first, NULL-terminated, and *@nr says how many. NULL (and 0)
- * when @q is empty. Task context.
+ * when @q is empty. If this leaves @q empty, clear its bit, @bit in
+ * @queued (see blitz_inject_mark()). Task context.
  */
 static inline struct llist_node *blitz_inject_take(struct blitz_inject *q,
 						   unsigned int max,
-						   unsigned int *nr)
+						   unsigned int *nr,
+						   unsigned long *queued,
+						   unsigned int bit)
 {
-	struct llist_node *first, *last;
+	struct llist_node *first, *last, *rest = NULL;
 	unsigned int n = 0;
 
 	/*
@@ -101,8 +131,23 @@ static inline struct llist_node *blitz_inject_take(struct blitz_inject *q,
 	if (first) {
 		for (last = first, n = 1; n < max && last->next; n++)
 			last = last->next;
-		WRITE_ONCE(q->backlog, last->next);
+		rest = last->next;
+		WRITE_ONCE(q->backlog, rest);
 		last->next = NULL;
+	}
+	/* Only under the lock, where the backlog cannot fill behind us. */
+	if (!rest && llist_empty(&q->list) && test_bit(bit, queued)) {
+		clear_bit(bit, queued);
+		/*
+		 * Orders the clear before our look at the list; pairs with
+		 * the fully ordered blitz_inject_add() before a producer's
+		 * look at the bit: either it sees the bit clear and sets it,
+		 * or we see its job and set it again
+		 * (litmus/inject-queued-hint.litmus).
+		 */
+		smp_mb__after_atomic();
+		if (!llist_empty(&q->list))
+			set_bit(bit, queued);
 	}
 	raw_spin_unlock(&q->lock);
 	*nr = n;

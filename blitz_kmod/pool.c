@@ -153,6 +153,7 @@ static void blitz_free_pool(struct blitz_pool *pool, unsigned int nr_started)
 		kfree_rcu(w, rcu);
 	}
 	percpu_ref_exit(&pool->live);
+	bitmap_free(pool->queued);
 	bitmap_free(pool->sleepers);
 	kfree(pool->cpu_worker);
 	kfree(pool->name);
@@ -216,8 +217,11 @@ struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 	pool->cpu_worker = kcalloc(nr_cpu_ids, sizeof(*pool->cpu_worker),
 				   GFP_KERNEL);
 	pool->sleepers = bitmap_zalloc(nr_workers, GFP_KERNEL);
+	pool->queued = bitmap_zalloc(nr_workers, GFP_KERNEL);
 	if (!pool->name || !pool->cpu_worker || !pool->sleepers ||
+	    !pool->queued ||
 	    percpu_ref_init(&pool->live, blitz_pool_release, 0, GFP_KERNEL)) {
+		bitmap_free(pool->queued);
 		bitmap_free(pool->sleepers);
 		kfree(pool->cpu_worker);
 		kfree(pool->name);

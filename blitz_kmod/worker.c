@@ -66,26 +66,50 @@ static struct blitz_job *blitz_steal(struct blitz_worker *w)
 }
 
 /*
+ * Take a batch from the first injection queue in [@from, @to) that the
+ * pool's queued bitmap marks and that has jobs; *@taken says how many.
+ */
+static struct llist_node *blitz_take_marked(struct blitz_pool *pool,
+					    unsigned int from, unsigned int to,
+					    unsigned int *taken)
+{
+	struct llist_node *batch = NULL;
+	unsigned int v;
+
+	for (v = blitz_next_bit(pool->queued, from, to); v < to && !batch;
+	     v = blitz_next_bit(pool->queued, v + 1, to))
+		batch = blitz_inject_take(&pool->workers[v]->inject,
+					  BLITZ_INJECT_BATCH, taken,
+					  pool->queued, v);
+	return batch;
+}
+
+/*
  * Take a batch of the oldest injected jobs, from our own queue first (it
- * is fed from the CPUs mapped to us, and by our own overflow): run the
- * oldest, push the others on our deque, where idle workers can steal
- * them, and from where we pop them oldest first. The deque is empty (we
- * found nothing on it), and a batch is smaller than the deque: there is
- * room. The push is posted as one job: it wakes one sleeper at most, and
- * the wake cascade wakes more while jobs are left for them (sleep.c).
+ * is fed from the CPUs mapped to us, and by our own overflow), then from
+ * the next marked in the pool's queued bitmap: in a pool of more workers
+ * than online CPUs, most queues are empty, and looking at each was a
+ * cost the pool's size multiplied. Run the oldest job, push the others
+ * on our deque, where idle workers can steal them, and from where we pop
+ * them oldest first. The deque is empty (we found nothing on it), and a
+ * batch is smaller than the deque: there is room. The push is posted as
+ * one job: it wakes one sleeper at most, and the wake cascade wakes more
+ * while jobs are left for them (sleep.c).
+ *
+ * A queue whose first producer has not marked it yet is missed: a
+ * sleeper's last look sees it (blitz_has_work()), and then we look
+ * again, until the mark.
  */
 static struct blitz_job *blitz_take_injected(struct blitz_worker *w)
 {
 	struct blitz_pool *pool = w->pool;
-	unsigned int n = pool->nr_workers, i, v = w->index, taken = 0;
-	struct llist_node *batch = NULL;
+	unsigned int taken = 0;
+	struct llist_node *batch;
 
 	BUILD_BUG_ON(BLITZ_INJECT_BATCH > BLITZ_DEQUE_SLOTS);
-	for (i = 0; i < n && !batch; i++, v = v + 1 == n ? 0 : v + 1) {
-		if (!blitz_inject_empty(&pool->workers[v]->inject))
-			batch = blitz_inject_take(&pool->workers[v]->inject,
-						  BLITZ_INJECT_BATCH, &taken);
-	}
+	batch = blitz_take_marked(pool, w->index, pool->nr_workers, &taken);
+	if (!batch)
+		batch = blitz_take_marked(pool, 0, w->index, &taken);
 	if (!batch)
 		return NULL;
 

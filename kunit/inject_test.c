@@ -2,7 +2,8 @@
 /*
  * KUnit suite for the injection queue: FIFO order across batches and
  * backlogs, then producers in task and hard interrupt context against N
- * takers, every item counted.
+ * takers, every item counted; both with the queue's bit in a queued
+ * bitmap, which must be set whenever the queue holds items.
  */
 #include <kunit/test.h>
 #include <linux/hrtimer.h>
@@ -21,11 +22,20 @@ static struct inject_item *inject_item(struct llist_node *node)
 	return llist_entry(node, struct inject_item, node);
 }
 
-static void inject_add_range(struct blitz_inject *q, struct inject_item *items,
-			     unsigned int from, unsigned int to)
+/* Add as blitz_inject() does: the add that found the list empty marks it. */
+static void inject_add(struct blitz_inject *q, unsigned long *queued,
+		       struct inject_item *item)
+{
+	if (blitz_inject_add(q, &item->node))
+		blitz_inject_mark(queued, 0);
+}
+
+static void inject_add_range(struct blitz_inject *q, unsigned long *queued,
+			     struct inject_item *items, unsigned int from,
+			     unsigned int to)
 {
 	for (; from < to; from++)
-		blitz_inject_add(q, &items[from].node);
+		inject_add(q, queued, &items[from]);
 }
 
 /*
@@ -34,6 +44,7 @@ static void inject_add_range(struct blitz_inject *q, struct inject_item *items,
  */
 static unsigned int inject_take_in_order(struct kunit *test,
 					 struct blitz_inject *q,
+					 unsigned long *queued,
 					 struct inject_item *items,
 					 unsigned int next, unsigned int nr,
 					 unsigned int max)
@@ -42,7 +53,8 @@ static unsigned int inject_take_in_order(struct kunit *test,
 	unsigned int n, taken;
 
 	while (nr) {
-		batch = blitz_inject_take(q, min(max, nr), &taken);
+		KUNIT_ASSERT_TRUE(test, test_bit(0, queued));
+		batch = blitz_inject_take(q, min(max, nr), &taken, queued, 0);
 		KUNIT_ASSERT_NOT_NULL(test, batch);
 		n = 0;
 		for (pos = batch; pos; pos = pos->next, n++, nr--) {
@@ -52,6 +64,9 @@ static unsigned int inject_take_in_order(struct kunit *test,
 		}
 		KUNIT_EXPECT_LE(test, n, max);
 		KUNIT_EXPECT_EQ(test, n, taken);
+		/* The bit is clear exactly when the queue is empty. */
+		KUNIT_EXPECT_NE(test, test_bit(0, queued),
+				blitz_inject_empty(q));
 	}
 	return next;
 }
@@ -63,6 +78,7 @@ static void inject_test_fifo(struct kunit *test)
 	struct inject_item *items;
 	struct blitz_inject *q;
 	unsigned int next, added, taken;
+	unsigned long queued = 0;
 
 	q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
 	items = kunit_kcalloc(test, FIFO_ITEMS, sizeof(*items), GFP_KERNEL);
@@ -71,33 +87,40 @@ static void inject_test_fifo(struct kunit *test)
 	blitz_inject_init(q);
 
 	KUNIT_EXPECT_TRUE(test, blitz_inject_empty(q));
-	KUNIT_EXPECT_NULL(test, blitz_inject_take(q, 32, &taken));
+	KUNIT_EXPECT_NULL(test, blitz_inject_take(q, 32, &taken, &queued, 0));
 	KUNIT_EXPECT_EQ(test, taken, 0U);
-	blitz_inject_add(q, &items[0].node);
+	inject_add(q, &queued, &items[0]);
 	KUNIT_EXPECT_FALSE(test, blitz_inject_empty(q));
-	blitz_inject_add(q, &items[1].node);
+	KUNIT_EXPECT_TRUE(test, test_bit(0, &queued));
+	inject_add(q, &queued, &items[1]);
 	KUNIT_EXPECT_FALSE(test, blitz_inject_empty(q));
 
 	/* One at a time; then a backlog with newer items queued behind it. */
-	next = inject_take_in_order(test, q, items, 0, 1, 1);
-	inject_add_range(q, items, 2, 100);
-	next = inject_take_in_order(test, q, items, next, 7, 7);
+	next = inject_take_in_order(test, q, &queued, items, 0, 1, 1);
+	inject_add_range(q, &queued, items, 2, 100);
+	next = inject_take_in_order(test, q, &queued, items, next, 7, 7);
 	KUNIT_EXPECT_FALSE(test, blitz_inject_empty(q));
-	inject_add_range(q, items, 100, 200);
-	next = inject_take_in_order(test, q, items, next, 192, 32);
+	inject_add_range(q, &queued, items, 100, 200);
+	next = inject_take_in_order(test, q, &queued, items, next, 192, 32);
 	KUNIT_EXPECT_TRUE(test, blitz_inject_empty(q));
 
 	/* Overload: 40 come for every 32 that go; none is overtaken. */
 	for (added = 200; added < FIFO_ITEMS; added += 40) {
-		inject_add_range(q, items, added, added + 40);
-		next = inject_take_in_order(test, q, items, next, 32, 32);
+		inject_add_range(q, &queued, items, added, added + 40);
+		next = inject_take_in_order(test, q, &queued, items, next, 32,
+					    32);
 	}
-	next = inject_take_in_order(test, q, items, next, FIFO_ITEMS - next,
-				    32);
+	next = inject_take_in_order(test, q, &queued, items, next,
+				    FIFO_ITEMS - next, 32);
 	KUNIT_EXPECT_EQ(test, next, FIFO_ITEMS);
 	KUNIT_EXPECT_TRUE(test, blitz_inject_empty(q));
-	KUNIT_EXPECT_NULL(test, blitz_inject_take(q, 32, &taken));
+	KUNIT_EXPECT_NULL(test, blitz_inject_take(q, 32, &taken, &queued, 0));
 	KUNIT_EXPECT_EQ(test, taken, 0U);
+
+	/* A bit left set on an empty queue is cleared by the next take. */
+	set_bit(0, &queued);
+	KUNIT_EXPECT_NULL(test, blitz_inject_take(q, 32, &taken, &queued, 0));
+	KUNIT_EXPECT_FALSE(test, test_bit(0, &queued));
 }
 
 /* === Producers in task and hardirq context against N takers === */
@@ -110,6 +133,7 @@ static void inject_test_fifo(struct kunit *test)
 
 struct inject_stress {
 	struct blitz_inject q;
+	unsigned long queued;
 	struct inject_item *items;
 	atomic_t *hits;
 	struct blitz_test_threads producer, takers;
@@ -121,15 +145,25 @@ struct inject_stress {
 	atomic_long_t taken;
 	atomic_t order_errors;
 	atomic_t count_errors;	/* batches whose count was wrong */
+	atomic_t hint_errors;	/* items found with the queue's bit clear */
 };
 
+/*
+ * Every 64 items, give the takers a moment to empty the queue, so that
+ * takes that empty it, and clear its bit, race the other producers'
+ * first adds. A moment only: with its bit lost, the queue stays full.
+ */
 static void inject_stress_produce(struct inject_stress *s, unsigned int from,
 				  unsigned int to)
 {
+	unsigned int i;
+
 	for (; from < to; from++) {
-		blitz_inject_add(&s->q, &s->items[from].node);
-		if (!(from % 64))
-			cond_resched();
+		inject_add(&s->q, &s->queued, &s->items[from]);
+		if (from % 64)
+			continue;
+		for (i = 0; i < 64 && !blitz_inject_empty(&s->q); i++)
+			blitz_test_relax();
 	}
 }
 
@@ -140,7 +174,7 @@ static enum hrtimer_restart inject_stress_irq(struct hrtimer *t)
 			       (unsigned int)STRESS_ITEMS);
 
 	for (; s->irq_next < end; s->irq_next++)
-		blitz_inject_add(&s->q, &s->items[s->irq_next].node);
+		inject_add(&s->q, &s->queued, &s->items[s->irq_next]);
 	if (s->irq_next == STRESS_ITEMS) {
 		/* Pairs with smp_load_acquire() in the test. */
 		smp_store_release(&s->irq_done, true);
@@ -160,9 +194,33 @@ static int inject_stress_producer(void *arg)
 }
 
 /*
- * Take random batches until the producers are done and the queue is
- * empty. Within a batch each producer's items must come in the order they
- * were added; with one taker, across batches too.
+ * Whether the producers are done and the queue is empty. With the
+ * producers done, and under the lock, where no taker is between clearing
+ * the bit and looking at the list again, a queue holding items has its
+ * bit set: if not, count an error, and set it, to take the items.
+ */
+static bool inject_stress_over(struct inject_stress *s)
+{
+	bool empty;
+
+	/* Pairs with smp_store_release() in the test. */
+	if (!smp_load_acquire(&s->producers_done))
+		return false;
+	raw_spin_lock(&s->q.lock);
+	empty = blitz_inject_empty(&s->q);
+	if (!empty && !test_bit(0, &s->queued)) {
+		atomic_inc(&s->hint_errors);
+		set_bit(0, &s->queued);
+	}
+	raw_spin_unlock(&s->q.lock);
+	return empty;
+}
+
+/*
+ * Take random batches, only while the queue's bit is set, as a worker
+ * does, until the producers are done and the queue is empty. Within a
+ * batch each producer's items must come in the order they were added;
+ * with one taker, across batches too.
  */
 static int inject_stress_taker(void *arg)
 {
@@ -173,12 +231,13 @@ static int inject_stress_taker(void *arg)
 
 	blitz_test_start_line(&s->takers);
 	for (;;) {
-		batch = blitz_inject_take(&s->q, 1 + get_random_u32_below(32),
-					  &taken);
+		batch = NULL;
+		if (test_bit(0, &s->queued))
+			batch = blitz_inject_take(&s->q,
+						  1 + get_random_u32_below(32),
+						  &taken, &s->queued, 0);
 		if (!batch) {
-			/* Pairs with smp_store_release() in the test. */
-			if (smp_load_acquire(&s->producers_done) &&
-			    blitz_inject_empty(&s->q))
+			if (inject_stress_over(s))
 				break;
 			blitz_test_relax();
 			continue;
@@ -253,6 +312,7 @@ static void inject_test_stress(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_long_read(&s->taken), (long)STRESS_ITEMS);
 	KUNIT_EXPECT_EQ(test, atomic_read(&s->order_errors), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&s->count_errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->hint_errors), 0);
 	KUNIT_EXPECT_TRUE(test, blitz_inject_empty(&s->q));
 }
 
