@@ -413,9 +413,9 @@ static __always_inline void blitz_inject(struct blitz_pool *pool,
 	i = pool->cpu_worker[cpu];
 	w = pool->workers[i];
 	first = blitz_inject_add(&w->inject, &job->node);
+	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
 	if (first)
 		blitz_inject_mark(pool->queued, i);
-	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
 	if (blitz_on_idle_task() && w->cpu == cpu &&
 	    test_bit(i, pool->sleepers) && blitz_wake_worker(w))
 		goto out;

@@ -26,7 +26,7 @@
  * sets it, and a taker clears it, under the lock, when its take leaves
  * the queue empty, then looks at the list once more and sets it again if
  * a job came meanwhile. A queue that is not empty thus has its bit set,
- * but while its first producer is between its add and setting the bit
+ * except while its first producer is between its add and setting the bit
  * (litmus/inject-queued-hint.litmus). The bit is a hint: an empty queue
  * may have it set, until a taker finds it empty and clears it, and
  * whoever must not miss a job looks at the queue itself

@@ -192,7 +192,7 @@ static void blitz_map_cpus(struct blitz_pool *pool)
 struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 {
 	struct blitz_pool *pool;
-	unsigned int i;
+	unsigned int i, bits;
 	int cpu, ret;
 
 	might_sleep();
@@ -216,8 +216,15 @@ struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 	pool->name = kstrdup(name, GFP_KERNEL);
 	pool->cpu_worker = kcalloc(nr_cpu_ids, sizeof(*pool->cpu_worker),
 				   GFP_KERNEL);
-	pool->sleepers = bitmap_zalloc(nr_workers, GFP_KERNEL);
-	pool->queued = bitmap_zalloc(nr_workers, GFP_KERNEL);
+	/*
+	 * Each bitmap on whole cache lines of its own (kmalloc() aligns a
+	 * power-of-two size, one line up to 512 workers, to its size):
+	 * posters read the sleepers bitmap, injections and takes write
+	 * the queued one.
+	 */
+	bits = round_up(nr_workers, SMP_CACHE_BYTES * BITS_PER_BYTE);
+	pool->sleepers = bitmap_zalloc(bits, GFP_KERNEL);
+	pool->queued = bitmap_zalloc(bits, GFP_KERNEL);
 	if (!pool->name || !pool->cpu_worker || !pool->sleepers ||
 	    !pool->queued ||
 	    percpu_ref_init(&pool->live, blitz_pool_release, 0, GFP_KERNEL)) {

@@ -20,7 +20,7 @@
 #include <linux/jump_label.h>
 
 enum blitz_race {
-	BLITZ_RACE_INJECT_WAKE,		/* job injected, poster not yet waking */
+	BLITZ_RACE_INJECT_WAKE,		/* job injected, not marked nor posted */
 	BLITZ_RACE_SLEEP_BITMAP,	/* sleeper counted, not in the bitmap */
 	BLITZ_RACE_SLEEP_LOOK,		/* sleeper in the bitmap, no last look */
 	BLITZ_RACE_LATCH_EXIT,		/* waiter saw its latch, not yet active */

@@ -88,7 +88,10 @@
 
 /*
  * Whether any job is queued anywhere in @pool: a sleeper's last look
- * (step 5), also the wake cascade's.
+ * (step 5), also the wake cascade's. It looks at every queue itself, not
+ * at the queued bitmap, a hint that lags the first add to a queue; and
+ * it marks a queue it finds jobs on, so that takers need not wait for
+ * that add's producer (a vCPU its host may hold) to find them.
  */
 bool blitz_has_work(struct blitz_pool *pool)
 {
@@ -97,8 +100,11 @@ bool blitz_has_work(struct blitz_pool *pool)
 
 	for (i = 0; i < pool->nr_workers; i++) {
 		w = pool->workers[i];
-		if (!blitz_inject_empty(&w->inject) ||
-		    !blitz_deque_empty(&w->deque))
+		if (!blitz_inject_empty(&w->inject)) {
+			blitz_inject_mark(pool->queued, i);
+			return true;
+		}
+		if (!blitz_deque_empty(&w->deque))
 			return true;
 	}
 	return false;

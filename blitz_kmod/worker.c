@@ -73,15 +73,18 @@ static struct llist_node *blitz_take_marked(struct blitz_pool *pool,
 					    unsigned int from, unsigned int to,
 					    unsigned int *taken)
 {
-	struct llist_node *batch = NULL;
+	struct llist_node *batch;
 	unsigned int v;
 
-	for (v = blitz_next_bit(pool->queued, from, to); v < to && !batch;
-	     v = blitz_next_bit(pool->queued, v + 1, to))
+	for (v = blitz_next_bit(pool->queued, from, to); v < to;
+	     v = blitz_next_bit(pool->queued, v + 1, to)) {
 		batch = blitz_inject_take(&pool->workers[v]->inject,
 					  BLITZ_INJECT_BATCH, taken,
 					  pool->queued, v);
-	return batch;
+		if (batch)
+			return batch;
+	}
+	return NULL;
 }
 
 /*

@@ -179,7 +179,10 @@ static struct blitz_pool *pool_test_hand_pool(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, pool);
 	pool->sleepers = kunit_kcalloc(test, BITS_TO_LONGS(n),
 				       sizeof(unsigned long), GFP_KERNEL);
+	pool->queued = kunit_kcalloc(test, BITS_TO_LONGS(n),
+				     sizeof(unsigned long), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pool->sleepers);
+	KUNIT_ASSERT_NOT_NULL(test, pool->queued);
 	pool->nr_workers = n;
 	blitz_counters_init(&pool->counters);
 	for (i = 0; i < n; i++) {
