@@ -381,15 +381,15 @@ static inline bool blitz_woken_behind_us(struct blitz_worker *w)
  *
  * Only a job that finds the list empty marks it in the pool's queued
  * bitmap, where takers look (inject.h), and is posted to the sleep
- * protocol. One that finds jobs there rides along with them: the fully ordered add
- * read the list's head, so the llist_del_all() that takes that job comes
- * after ours and takes ours too, and that job was posted, by whoever
- * added the first job since the list was last emptied. Preemption is off
- * from the add to the post, so that a submitter is never held up between
- * the two while later jobs count on its post
- * (litmus/inject-ride-along.litmus). A burst from one CPU thus
- * reads no shared word after its first job, except while the worker it
- * woke, homed here, cannot run: then each job is posted, so that another
+ * protocol. One that finds jobs there rides along with them: the fully
+ * ordered add read the list's head, so the llist_del_all() that takes
+ * that job comes after ours and takes ours too, and that job was posted,
+ * by whoever added the first job since the list was last emptied.
+ * Preemption is off from the add to the post, so that a submitter is
+ * never held up between the two while later jobs count on its post
+ * (litmus/inject-ride-along.litmus). A burst from one CPU thus reads no
+ * shared word after its first job, except while the worker it woke,
+ * homed here, cannot run: then each job is posted, so that another
  * worker is woken (blitz_wake_for_job()).
  *
  * From an interrupt of an idle CPU, the worker homed there can run the
