@@ -147,6 +147,14 @@ struct blitz_worker {
  * @node: on the list of all pools
  * @debugfs: the pool's debugfs directory
  * @cpu_worker: for each CPU, the worker whose injection list it uses
+ * @calls: blitz_call()s into the pool made by workers of other pools: any
+ *	   worker of the pool takes them, and so do its workers that wait
+ *	   in calls themselves (join.c)
+ * @calls_queued: bit 0: @calls may hold calls, as @queued for a worker's
+ *		  injection queue (inject.h)
+ * @call_lock: guards @call_waiters
+ * @call_waiters: the call frames of the pool's workers waiting in
+ *		  blitz_call(), which a call queued on @calls kicks (join.c)
  * @nr_workers: size of @workers
  * @workers: the workers
  */
@@ -161,6 +169,10 @@ struct blitz_pool {
 	struct list_head node;
 	struct dentry *debugfs;
 	unsigned int *cpu_worker;
+	struct blitz_inject calls ____cacheline_aligned_in_smp;
+	unsigned long calls_queued;
+	raw_spinlock_t call_lock;
+	struct list_head call_waiters;
 	unsigned int nr_workers;
 	struct blitz_worker *workers[] __counted_by(nr_workers);
 };
@@ -511,6 +523,8 @@ static inline void blitz_share_busy(struct blitz_worker *w, u64 c)
 
 /* join.c */
 void blitz_join_stolen(struct blitz_job *job);
+void blitz_queue_call(struct blitz_pool *pool, struct blitz_job *job);
+struct blitz_job *blitz_take_call(struct blitz_pool *pool);
 
 /**
  * struct blitz_loop - a parallel loop, with or without an accumulator
@@ -540,6 +554,7 @@ void blitz_group_done(struct blitz_group *group);
 /* pool.c */
 int blitz_submit_group(struct blitz_pool *pool, struct blitz_job *job,
 		       struct blitz_group *group);
+int blitz_submit_call(struct blitz_pool *pool, struct blitz_job *job);
 int blitz_hotplug_init(void);
 void blitz_hotplug_exit(void);
 

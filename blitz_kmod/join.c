@@ -35,6 +35,10 @@
  * calls across pools cannot deadlock, even with one worker per pool.
  * Each worker knows which call it serves (&blitz_worker.origin); a call
  * frame names its waiting worker and the call that worker served in turn.
+ * Calls that no chain links (jobs of A into B while jobs of B into A) go
+ * on the called pool's calls, where its workers waiting in calls take
+ * them too: their callers wait as well, and with every worker of both
+ * pools waiting, nobody else could run them.
  *
  * Outside a worker, a join or loop runs inside blitz_call() on the default
  * pool.
@@ -63,6 +67,7 @@ struct blitz_call_frame {
 	struct blitz_worker *caller;
 	struct blitz_call_frame *parent;
 	struct llist_head mailbox;
+	struct list_head wait_node;
 };
 
 /**
@@ -556,6 +561,63 @@ static bool blitz_call_has_mail(void *arg)
 	return !llist_empty(&f->mailbox);
 }
 
+/*
+ * Queue call @job, made by a worker of another pool, on @pool's calls,
+ * where any worker of @pool takes it, and post it as blitz_inject() posts
+ * a job; then kick the pool's workers waiting in calls, which run it
+ * unless another worker takes it first. The caller keeps @pool alive.
+ */
+void blitz_queue_call(struct blitz_pool *pool, struct blitz_job *job)
+{
+	struct blitz_call_frame *o;
+
+	/* Not held up between the add and the post, as blitz_inject(). */
+	preempt_disable();
+	blitz_inject_add(&pool->calls, &job->node);
+	blitz_inject_mark(&pool->calls_queued, 0);
+	/* blitz_inject_add() is fully ordered: no barrier of our own. */
+	__blitz_new_jobs(pool, pool->cpu_worker[smp_processor_id()]);
+	preempt_enable();
+	blitz_race_window(BLITZ_RACE_CALL_KICK);
+	/*
+	 * A waiter that registered before we took the lock has its latch
+	 * kicked: the fully ordered add, before our look at the latch, pairs
+	 * with the fully ordered blitz_latch_get_sleepy() before its look at
+	 * the calls in blitz_call_ready(): either it sees the call, or the
+	 * kick sees it sleepy. One that registers after we unlock sees the
+	 * call, queued before our lock section. (litmus/call-waiter-kick.litmus)
+	 */
+	raw_spin_lock(&pool->call_lock);
+	list_for_each_entry(o, &pool->call_waiters, wait_node)
+		if (blitz_latch_kick(&o->done))
+			wake_up_process(o->task);
+	raw_spin_unlock(&pool->call_lock);
+}
+
+/* Take a call queued on @pool's calls, or NULL. Task context. */
+struct blitz_job *blitz_take_call(struct blitz_pool *pool)
+{
+	struct llist_node *node;
+	unsigned int n;
+
+	node = blitz_inject_take(&pool->calls, 1, &n, &pool->calls_queued, 0);
+	return node ? llist_entry(node, struct blitz_job, node) : NULL;
+}
+
+/*
+ * Whether the worker waiting on @f has something to run: calls delivered
+ * to its mailbox, or calls queued on its pool's calls. Not the
+ * calls_queued bit, which lags the queueing: a waiter must not sleep on
+ * a call whose kick came before its sleepy latch.
+ */
+static bool blitz_call_ready(void *arg)
+{
+	struct blitz_call_frame *f = arg;
+
+	return !llist_empty(&f->mailbox) ||
+	       !blitz_inject_empty(&f->caller->pool->calls);
+}
+
 /* Run the calls delivered to @f's mailbox, oldest first. */
 static void blitz_call_run_mailbox(struct blitz_worker *w,
 				   struct blitz_call_frame *f)
@@ -573,16 +635,44 @@ static void blitz_call_run_mailbox(struct blitz_worker *w,
 	}
 }
 
-/* Wait for @f's function to return, running what it sends back. */
+/*
+ * Wait for @f's function to return, running what it sends back. A worker
+ * with the stack for it also runs the calls that workers of other pools
+ * make into its pool: those callers wait too, and calls that no chain
+ * links, A's into B while B's into A, would otherwise wait for each other
+ * once every worker of A and B waits in one.
+ */
 static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
 {
+	bool calls = w && !blitz_stack_below(BLITZ_RUN_STACK);
+	struct blitz_pool *pool = w ? w->pool : NULL;
+	struct blitz_job *job;
+
+	if (calls) {
+		raw_spin_lock(&pool->call_lock);
+		list_add(&f->wait_node, &pool->call_waiters);
+		raw_spin_unlock(&pool->call_lock);
+	}
 	while (!blitz_latch_probe(&f->done)) {
-		if (!llist_empty(&f->mailbox))
+		if (!llist_empty(&f->mailbox)) {
 			blitz_call_run_mailbox(w, f);
-		else
+		} else if (calls && !blitz_inject_empty(&pool->calls)) {
+			job = blitz_take_call(pool);
+			if (job) {
+				blitz_stat_inc(w, BLITZ_STAT_INJECTED);
+				blitz_execute(w, job);
+			}
+		} else {
 			blitz_latch_sleep(w, &f->done,
+					  calls ? blitz_call_ready :
 					  w ? blitz_call_has_mail : NULL, f,
 					  w ? TASK_IDLE : TASK_UNINTERRUPTIBLE);
+		}
+	}
+	if (calls) {
+		raw_spin_lock(&pool->call_lock);
+		list_del(&f->wait_node);
+		raw_spin_unlock(&pool->call_lock);
 	}
 }
 
@@ -596,8 +686,8 @@ static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
  * from a worker of @pool, @fn simply runs inline. Called from a worker of
  * another pool, the caller waits the way a joiner does: it runs nothing
  * unrelated, but it does run the calls back into its own pool that @fn
- * (or what @fn joins or calls) makes, so calls across pools do not
- * deadlock.
+ * (or what @fn joins or calls) makes, and the calls that other pools'
+ * workers make into its pool, so calls across pools do not deadlock.
  *
  * Context: process context or a blitz job; sleeps until @fn returns.
  * Return: 0 once @fn has returned; -EINVAL for a NULL @fn; -ESHUTDOWN
@@ -632,7 +722,8 @@ int blitz_call(struct blitz_pool *pool, void (*fn)(void *arg), void *arg)
 	if (o) {
 		blitz_call_deliver(o, &f);
 	} else {
-		ret = blitz_submit(pool, &f.job);
+		ret = w ? blitz_submit_call(pool, &f.job) :
+			  blitz_submit(pool, &f.job);
 		if (ret)
 			return ret;
 	}

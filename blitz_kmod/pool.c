@@ -237,6 +237,9 @@ struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 	}
 	blitz_counters_init(&pool->counters);
 	init_completion(&pool->drained);
+	blitz_inject_init(&pool->calls);
+	raw_spin_lock_init(&pool->call_lock);
+	INIT_LIST_HEAD(&pool->call_waiters);
 
 	cpu = -1;
 	for (i = 0; i < nr_workers; i++) {
@@ -330,16 +333,19 @@ static __always_inline bool blitz_submit_get(struct blitz_pool *pool,
 }
 
 /*
- * blitz_submit(), and blitz_group_submit() with @group: once the job is
- * ours (PENDING), it is counted in @group before it is queued. Inlined
- * into both: a call on every submit costs under emulation. So does
- * asking the kthread whether we are a worker: the hint is enough to
- * choose between our deque and injection, and a worker it misses
- * injects, like any other task; but for a group's job, see below.
+ * blitz_submit(), blitz_group_submit() with @group, and with @call a
+ * blitz_call() by a worker of another pool: once the job is ours
+ * (PENDING), it is counted in @group before it is queued, and a call is
+ * queued on the pool's calls (join.c). Inlined into each: a call on
+ * every submit costs under emulation. So does asking the kthread whether
+ * we are a worker: the hint is enough to choose between our deque and
+ * injection, and a worker it misses injects, like any other task; but
+ * for a group's job, see below.
  */
 static __always_inline int __blitz_submit(struct blitz_pool *pool,
 					  struct blitz_job *job,
-					  struct blitz_group *group)
+					  struct blitz_group *group,
+					  bool call)
 {
 	struct blitz_worker *w;
 	bool pushed;
@@ -359,7 +365,10 @@ static __always_inline int __blitz_submit(struct blitz_pool *pool,
 	 * while every worker waits for a group (found by blitztorture with
 	 * CPU hotplug).
 	 */
-	w = group ? blitz_current_worker() : blitz_hinted_worker();
+	if (call)
+		w = NULL;
+	else
+		w = group ? blitz_current_worker() : blitz_hinted_worker();
 	if (w && w->pool != pool)
 		w = NULL;
 	/*
@@ -387,6 +396,10 @@ static __always_inline int __blitz_submit(struct blitz_pool *pool,
 		atomic_long_inc(&group->pending);
 	trace_blitz_submit(pool->name, job, w);
 
+	if (call) {
+		blitz_queue_call(pool, job);
+		goto unlock;
+	}
 	if (!w) {
 		blitz_inject(pool, job);
 		goto unlock;
@@ -429,7 +442,7 @@ unlock:
  */
 int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 {
-	return __blitz_submit(pool, job, NULL);
+	return __blitz_submit(pool, job, NULL, false);
 }
 EXPORT_SYMBOL_NS_GPL(blitz_submit, BLITZ_NS);
 
@@ -437,7 +450,13 @@ EXPORT_SYMBOL_NS_GPL(blitz_submit, BLITZ_NS);
 int blitz_submit_group(struct blitz_pool *pool, struct blitz_job *job,
 		       struct blitz_group *group)
 {
-	return __blitz_submit(pool, job, group);
+	return __blitz_submit(pool, job, group, false);
+}
+
+/* For blitz_call() from a worker of another pool (join.c). */
+int blitz_submit_call(struct blitz_pool *pool, struct blitz_job *job)
+{
+	return __blitz_submit(pool, job, NULL, true);
 }
 
 /* === CPU hotplug === */

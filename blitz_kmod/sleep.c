@@ -107,6 +107,10 @@ bool blitz_has_work(struct blitz_pool *pool)
 		if (!blitz_deque_empty(&w->deque))
 			return true;
 	}
+	if (!blitz_inject_empty(&pool->calls)) {
+		blitz_inject_mark(&pool->calls_queued, 0);
+		return true;
+	}
 	return false;
 }
 

@@ -124,6 +124,23 @@ static struct blitz_job *blitz_take_injected(struct blitz_worker *w)
 	return llist_entry(batch, struct blitz_job, node);
 }
 
+/*
+ * A blitz_call() into the pool by a worker of another pool (join.c), if
+ * the pool's calls_queued bit says there may be one: one load on the
+ * path of every look that found nothing else.
+ */
+static struct blitz_job *blitz_take_foreign_call(struct blitz_worker *w)
+{
+	struct blitz_job *job;
+
+	if (!test_bit(0, &w->pool->calls_queued))
+		return NULL;
+	job = blitz_take_call(w->pool);
+	if (job)
+		blitz_stat_inc(w, BLITZ_STAT_INJECTED);
+	return job;
+}
+
 static struct blitz_job *blitz_find_work(struct blitz_worker *w)
 {
 	struct blitz_job *job;
@@ -133,6 +150,8 @@ static struct blitz_job *blitz_find_work(struct blitz_worker *w)
 		job = blitz_steal(w);
 	if (!job)
 		job = blitz_take_injected(w);
+	if (!job)
+		job = blitz_take_foreign_call(w);
 	return job;
 }
 

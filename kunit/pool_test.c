@@ -185,6 +185,7 @@ static struct blitz_pool *pool_test_hand_pool(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, pool->queued);
 	pool->nr_workers = n;
 	blitz_counters_init(&pool->counters);
+	blitz_inject_init(&pool->calls);
 	for (i = 0; i < n; i++) {
 		w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, w);

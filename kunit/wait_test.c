@@ -285,11 +285,115 @@ static void wait_test_cross_pool(struct kunit *test)
 	kfree(c);
 }
 
+/*
+ * Calls that no call chain links: jobs of A call into B while jobs of B
+ * call into A, with every worker of both pools in such a call at once.
+ * Each waiting worker runs the calls made into its own pool by the other
+ * pool's workers, or neither pool could run any.
+ */
+#define UNLINKED_JOBS	8
+
+struct unlinked;
+
+struct unlinked_job {
+	struct blitz_job job;
+	struct unlinked *u;
+	int from;
+	atomic_t calls;
+	bool wrong_pool;
+};
+
+struct unlinked {
+	struct blitz_pool *pool[2];
+	unsigned int busy;
+	atomic_t started, left;
+	struct unlinked_job jobs[2][UNLINKED_JOBS];
+	struct completion done;
+};
+
+static void unlinked_call(void *arg)
+{
+	struct unlinked_job *j = arg;
+	struct blitz_worker *w = blitz_current_worker();
+
+	if (!w || w->pool != j->u->pool[!j->from])
+		WRITE_ONCE(j->wrong_pool, true);
+	atomic_inc(&j->calls);
+}
+
+static void unlinked_func(struct blitz_job *job)
+{
+	struct unlinked_job *j = container_of(job, struct unlinked_job, job);
+	struct unlinked *u = j->u;
+
+	/* Hold the worker until every worker of both pools has a job. */
+	atomic_inc(&u->started);
+	wake_up_var(&u->started);
+	wait_var_event_timeout(&u->started,
+			       atomic_read(&u->started) >= u->busy, 10 * HZ);
+	WARN_ON(blitz_call(u->pool[!j->from], unlinked_call, j));
+	if (atomic_dec_and_test(&u->left))
+		complete(&u->done);
+}
+
+static void wait_test_cross_unlinked(struct kunit *test)
+{
+	static const unsigned int workers[] = { 1, 2 };
+	struct unlinked *u;
+	unsigned int n, i, k;
+	int p;
+
+	for (n = 0; n < ARRAY_SIZE(workers); n++) {
+		/* Not test-managed: on a deadlock the stuck calls use it. */
+		u = kzalloc(sizeof(*u), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, u);
+		init_completion(&u->done);
+		u->busy = 2 * workers[n];
+		atomic_set(&u->left, 2 * UNLINKED_JOBS);
+		u->pool[0] = blitz_pool_create("kunit-unlinked-a", workers[n]);
+		u->pool[1] = blitz_pool_create("kunit-unlinked-b", workers[n]);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(u->pool[0]));
+		KUNIT_ASSERT_FALSE(test, IS_ERR(u->pool[1]));
+		for (i = 0; i < UNLINKED_JOBS; i++) {
+			for (p = 0; p < 2; p++) {
+				struct unlinked_job *j = &u->jobs[p][i];
+
+				blitz_job_init(&j->job, unlinked_func);
+				j->u = u;
+				j->from = p;
+				KUNIT_EXPECT_EQ(test,
+						blitz_submit(u->pool[p], &j->job),
+						0);
+			}
+		}
+		if (!wait_for_completion_timeout(&u->done, 30 * HZ)) {
+			KUNIT_FAIL(test,
+				   "%u worker(s) per pool: unlinked calls deadlocked, %d of %d jobs left",
+				   workers[n], atomic_read(&u->left),
+				   2 * UNLINKED_JOBS);
+			return;
+		}
+		for (p = 0; p < 2; p++) {
+			for (k = 0; k < UNLINKED_JOBS; k++) {
+				KUNIT_EXPECT_EQ(test,
+						atomic_read(&u->jobs[p][k].calls),
+						1);
+				KUNIT_EXPECT_FALSE(test,
+						   u->jobs[p][k].wrong_pool);
+			}
+		}
+		blitz_pool_destroy(u->pool[0]);
+		blitz_pool_destroy(u->pool[1]);
+		kfree(u);
+	}
+}
+
 static struct kunit_case wait_test_cases[] = {
 	KUNIT_CASE(wait_test_no_stranger),
 	KUNIT_CASE(wait_test_a_submits),
 	KUNIT_CASE(wait_test_stack),
 	KUNIT_CASE(wait_test_cross_pool),
+	KUNIT_CASE(wait_test_cross_unlinked),
 	{}
 };
 
