@@ -79,6 +79,10 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  * @stop: set when the pool stops; the worker's main loop waits on it
  * @origin: the blitz_call() whose function the worker is running, directly
  *	    or through joins, or NULL; see join.c
+ * @waiting: the innermost blitz_call() frame the worker waits on, or
+ *	     NULL; each links to the one it waits on further down (join.c).
+ *	     Written by the worker under its pool's call_lock; others read
+ *	     it, and kick its latch, under that lock
  * @groups: how many jobs of groups are on the worker's stack (group.c)
  * @inject: jobs submitted from outside the pool on CPUs mapped to this
  *	    worker, and jobs the worker moved off its deque or had no room
@@ -116,6 +120,7 @@ struct blitz_worker {
 	u64 rng;
 	struct blitz_latch stop;
 	struct blitz_call_frame *origin;
+	struct blitz_call_frame *waiting;
 	unsigned int groups;
 	struct blitz_inject inject ____cacheline_aligned_in_smp;
 	struct swait_queue_head idle_wait ____cacheline_aligned_in_smp;
@@ -152,9 +157,7 @@ struct blitz_worker {
  *	   in calls themselves (join.c)
  * @calls_queued: bit 0: @calls may hold calls, as @queued for a worker's
  *		  injection queue (inject.h)
- * @call_lock: guards @call_waiters
- * @call_waiters: the call frames of the pool's workers waiting in
- *		  blitz_call(), which a call queued on @calls kicks (join.c)
+ * @call_lock: guards the workers' &blitz_worker.waiting
  * @nr_workers: size of @workers
  * @workers: the workers
  */
@@ -172,8 +175,7 @@ struct blitz_pool {
 	struct blitz_inject calls ____cacheline_aligned_in_smp;
 	unsigned long calls_queued;
 	raw_spinlock_t call_lock;
-	struct list_head call_waiters;
-	unsigned int nr_workers;
+	unsigned int nr_workers ____cacheline_aligned_in_smp;
 	struct blitz_worker *workers[] __counted_by(nr_workers);
 };
 

@@ -38,7 +38,10 @@
  * Calls that no chain links (jobs of A into B while jobs of B into A) go
  * on the called pool's calls, where its workers waiting in calls take
  * them too: their callers wait as well, and with every worker of both
- * pools waiting, nobody else could run them.
+ * pools waiting, nobody else could run them. That is the one exception
+ * to the join-wait rule (Documentation/blitz/design.rst). A worker that
+ * waits again in a call it took runs the mailboxes of every frame it
+ * waits on, and sleeps on the innermost's latch.
  *
  * Outside a worker, a join or loop runs inside blitz_call() on the default
  * pool.
@@ -67,7 +70,8 @@ struct blitz_call_frame {
 	struct blitz_worker *caller;
 	struct blitz_call_frame *parent;
 	struct llist_head mailbox;
-	struct list_head wait_node;
+	struct blitz_call_frame *outer;
+	bool takes_calls;
 };
 
 /**
@@ -533,106 +537,154 @@ static struct blitz_call_frame *blitz_call_waiter(struct blitz_worker *w,
 }
 
 /*
+ * Kick the frame @w waits on, its innermost: it sleeps on no other latch.
+ * Under its pool's call_lock, which keeps that frame registered, and so
+ * alive. Fully ordered before the look at its latch, by the caller's
+ * queueing: either the waiter, after its fully ordered get_sleepy(), sees
+ * what was queued, or the kick sees it sleepy
+ * (litmus/mailbox-kick.litmus, litmus/call-waiter-kick.litmus).
+ */
+static void blitz_call_kick(struct blitz_worker *w, bool for_calls)
+{
+	struct blitz_call_frame *o = w->waiting;
+
+	lockdep_assert_held(&w->pool->call_lock);
+	if (o && (!for_calls || o->takes_calls) &&
+	    blitz_latch_kick(&o->done))
+		wake_up_process(o->task);
+}
+
+/*
  * Hand call @f to the worker waiting on @o. Once in the mailbox, @f may
  * run and return at once; @o stays valid: its function is still running,
- * somewhere below us.
+ * somewhere below us. The worker may be waiting on a call nested in @o's
+ * wait (one it took from its pool's calls): it runs the mailboxes of
+ * every frame it waits on, and sleeps on the innermost's latch.
  */
 static void blitz_call_deliver(struct blitz_call_frame *o,
 			       struct blitz_call_frame *f)
 {
-	struct task_struct *task = o->task;
+	struct blitz_pool *pool = o->caller->pool;
 
-	/*
-	 * llist_add() is fully ordered; pairs with the fully ordered
-	 * blitz_latch_get_sleepy() in blitz_latch_sleep(): either the waiter
-	 * sees @f in its mailbox, or the kick sees the waiter sleepy.
-	 * (litmus/mailbox-kick.litmus)
-	 */
+	/* Fully ordered: see blitz_call_kick(). */
 	llist_add(&f->job.node, &o->mailbox);
 	blitz_race_window(BLITZ_RACE_CALL_KICK);
-	if (blitz_latch_kick(&o->done))
-		wake_up_process(task);
-}
-
-static bool blitz_call_has_mail(void *arg)
-{
-	struct blitz_call_frame *f = arg;
-
-	return !llist_empty(&f->mailbox);
-}
-
-/*
- * Queue call @job, made by a worker of another pool, on @pool's calls,
- * where any worker of @pool takes it, and post it as blitz_inject() posts
- * a job; then kick the pool's workers waiting in calls, which run it
- * unless another worker takes it first. The caller keeps @pool alive.
- */
-void blitz_queue_call(struct blitz_pool *pool, struct blitz_job *job)
-{
-	struct blitz_call_frame *o;
-
-	/* Not held up between the add and the post, as blitz_inject(). */
-	preempt_disable();
-	blitz_inject_add(&pool->calls, &job->node);
-	blitz_inject_mark(&pool->calls_queued, 0);
-	/* blitz_inject_add() is fully ordered: no barrier of our own. */
-	__blitz_new_jobs(pool, pool->cpu_worker[smp_processor_id()]);
-	preempt_enable();
-	blitz_race_window(BLITZ_RACE_CALL_KICK);
-	/*
-	 * A waiter that registered before we took the lock has its latch
-	 * kicked: the fully ordered add, before our look at the latch, pairs
-	 * with the fully ordered blitz_latch_get_sleepy() before its look at
-	 * the calls in blitz_call_ready(): either it sees the call, or the
-	 * kick sees it sleepy. One that registers after we unlock sees the
-	 * call, queued before our lock section. (litmus/call-waiter-kick.litmus)
-	 */
 	raw_spin_lock(&pool->call_lock);
-	list_for_each_entry(o, &pool->call_waiters, wait_node)
-		if (blitz_latch_kick(&o->done))
-			wake_up_process(o->task);
+	blitz_call_kick(o->caller, false);
 	raw_spin_unlock(&pool->call_lock);
 }
 
-/* Take a call queued on @pool's calls, or NULL. Task context. */
+/*
+ * Calls are queued on @pool's calls: post them as an injected job is
+ * posted, after a full barrier (the caller's), and kick the workers
+ * waiting in calls that take them.
+ */
+static void blitz_post_calls(struct blitz_pool *pool)
+{
+	unsigned int i;
+
+	/* Not held up between the queueing and the post: blitz_inject(). */
+	preempt_disable();
+	__blitz_new_jobs(pool, pool->cpu_worker[smp_processor_id()]);
+	preempt_enable();
+	blitz_race_window(BLITZ_RACE_CALL_QUEUE);
+	raw_spin_lock(&pool->call_lock);
+	for (i = 0; i < pool->nr_workers; i++)
+		blitz_call_kick(pool->workers[i], true);
+	raw_spin_unlock(&pool->call_lock);
+}
+
+/*
+ * Queue call @job, made by a worker of another pool or handed on by a
+ * waiter short of stack, on @pool's calls, where any worker of @pool
+ * takes it: one looking for work, or one waiting in a call itself. The
+ * caller keeps @pool alive.
+ */
+void blitz_queue_call(struct blitz_pool *pool, struct blitz_job *job)
+{
+	/* Fully ordered: no barrier of our own before the post. */
+	blitz_inject_add(&pool->calls, &job->node);
+	blitz_inject_mark(&pool->calls_queued, 0);
+	blitz_post_calls(pool);
+}
+
+/*
+ * Take a call queued on @pool's calls, or NULL. Task context. Calls left
+ * behind are posted again: while our take moved them from the list to
+ * the backlog, a lockless look (a waiter's, a sleeper's last one) saw
+ * the queue empty.
+ */
 struct blitz_job *blitz_take_call(struct blitz_pool *pool)
 {
 	struct llist_node *node;
 	unsigned int n;
 
 	node = blitz_inject_take(&pool->calls, 1, &n, &pool->calls_queued, 0);
-	return node ? llist_entry(node, struct blitz_job, node) : NULL;
+	if (!node)
+		return NULL;
+	if (!blitz_inject_empty(&pool->calls)) {
+		/* Orders the look above before the post's reads. */
+		smp_mb();
+		blitz_post_calls(pool);
+	}
+	return llist_entry(node, struct blitz_job, node);
 }
 
 /*
  * Whether the worker waiting on @f has something to run: calls delivered
- * to its mailbox, or calls queued on its pool's calls. Not the
- * calls_queued bit, which lags the queueing: a waiter must not sleep on
- * a call whose kick came before its sleepy latch.
+ * to the mailbox of @f or of a frame it waits on further down, or, if it
+ * takes them, calls queued on its pool's calls. Not the calls_queued bit,
+ * which lags the queueing: a waiter must not sleep on a call whose kick
+ * came before its sleepy latch.
  */
 static bool blitz_call_ready(void *arg)
 {
-	struct blitz_call_frame *f = arg;
+	struct blitz_call_frame *f = arg, *o;
 
-	return !llist_empty(&f->mailbox) ||
+	for (o = f; o; o = o->outer)
+		if (!llist_empty(&o->mailbox))
+			return true;
+	return f->takes_calls &&
 	       !blitz_inject_empty(&f->caller->pool->calls);
 }
 
-/* Run the calls delivered to @f's mailbox, oldest first. */
-static void blitz_call_run_mailbox(struct blitz_worker *w,
-				   struct blitz_call_frame *f)
+/*
+ * Run the calls delivered to the mailboxes of @f and of the frames it
+ * waits on further down, oldest first; whether there were any.
+ */
+static bool blitz_call_run_mail(struct blitz_worker *w,
+				struct blitz_call_frame *f)
 {
-	struct llist_node *list = llist_del_all(&f->mailbox);
 	struct blitz_job *job, *next;
+	struct llist_node *list;
+	bool ran = false;
 
-	list = llist_reverse_order(list);
-	llist_for_each_entry_safe(job, next, list, node) {
-		/* Short of stack: any worker of our pool will do. */
-		if (blitz_stack_below(BLITZ_RUN_STACK))
-			blitz_inject(w->pool, job);
-		else
-			blitz_execute(w, job);
+	for (; f; f = f->outer) {
+		list = llist_reverse_order(llist_del_all(&f->mailbox));
+		llist_for_each_entry_safe(job, next, list, node) {
+			ran = true;
+			/* Short of stack: any worker of our pool will do. */
+			if (blitz_stack_below(BLITZ_RUN_STACK))
+				blitz_queue_call(w->pool, job);
+			else
+				blitz_execute(w, job);
+		}
 	}
+	return ran;
+}
+
+/* Enter or leave @f, the innermost frame @w waits on. */
+static void blitz_call_register(struct blitz_worker *w,
+				struct blitz_call_frame *f, bool enter)
+{
+	raw_spin_lock(&w->pool->call_lock);
+	if (enter) {
+		f->outer = w->waiting;
+		w->waiting = f;
+	} else {
+		w->waiting = f->outer;
+	}
+	raw_spin_unlock(&w->pool->call_lock);
 }
 
 /*
@@ -640,40 +692,36 @@ static void blitz_call_run_mailbox(struct blitz_worker *w,
  * with the stack for it also runs the calls that workers of other pools
  * make into its pool: those callers wait too, and calls that no chain
  * links, A's into B while B's into A, would otherwise wait for each other
- * once every worker of A and B waits in one.
+ * once every worker of A and B waits in one. A call it runs may make it
+ * wait again, nested: then it still runs what is sent back to the frames
+ * it waits on further down.
  */
 static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
 {
-	bool calls = w && !blitz_stack_below(BLITZ_RUN_STACK);
-	struct blitz_pool *pool = w ? w->pool : NULL;
 	struct blitz_job *job;
 
-	if (calls) {
-		raw_spin_lock(&pool->call_lock);
-		list_add(&f->wait_node, &pool->call_waiters);
-		raw_spin_unlock(&pool->call_lock);
+	if (!w) {
+		while (!blitz_latch_probe(&f->done))
+			blitz_latch_sleep(NULL, &f->done, NULL, NULL,
+					  TASK_UNINTERRUPTIBLE);
+		return;
 	}
+	f->takes_calls = !blitz_stack_below(BLITZ_RUN_STACK);
+	blitz_call_register(w, f, true);
 	while (!blitz_latch_probe(&f->done)) {
-		if (!llist_empty(&f->mailbox)) {
-			blitz_call_run_mailbox(w, f);
-		} else if (calls && !blitz_inject_empty(&pool->calls)) {
-			job = blitz_take_call(pool);
-			if (job) {
-				blitz_stat_inc(w, BLITZ_STAT_INJECTED);
-				blitz_execute(w, job);
-			}
+		if (blitz_call_run_mail(w, f))
+			continue;
+		job = f->takes_calls && !blitz_inject_empty(&w->pool->calls) ?
+		      blitz_take_call(w->pool) : NULL;
+		if (job) {
+			blitz_stat_inc(w, BLITZ_STAT_INJECTED);
+			blitz_execute(w, job);
 		} else {
-			blitz_latch_sleep(w, &f->done,
-					  calls ? blitz_call_ready :
-					  w ? blitz_call_has_mail : NULL, f,
-					  w ? TASK_IDLE : TASK_UNINTERRUPTIBLE);
+			blitz_latch_sleep(w, &f->done, blitz_call_ready, f,
+					  TASK_IDLE);
 		}
 	}
-	if (calls) {
-		raw_spin_lock(&pool->call_lock);
-		list_del(&f->wait_node);
-		raw_spin_unlock(&pool->call_lock);
-	}
+	blitz_call_register(w, f, false);
 }
 
 /**

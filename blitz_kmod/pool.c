@@ -239,7 +239,6 @@ struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 	init_completion(&pool->drained);
 	blitz_inject_init(&pool->calls);
 	raw_spin_lock_init(&pool->call_lock);
-	INIT_LIST_HEAD(&pool->call_waiters);
 
 	cpu = -1;
 	for (i = 0; i < nr_workers; i++) {

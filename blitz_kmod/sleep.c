@@ -379,7 +379,8 @@ void blitz_wake_for_job(struct blitz_pool *pool, unsigned int near)
  * @state: the task state to sleep in
  *
  * For a joiner waiting for a stolen b and a caller waiting for a call: they
- * are busy, not idle, and run only what is theirs, so the sleep protocol
+ * are busy, not idle, and run only what is theirs (and a caller, calls into
+ * its pool from other pools' workers: join.c), so the sleep protocol
  * does not count them and no poster relies on them. Only the latch's setter
  * wakes them (blitz_latch_set() returned true), or whoever made @ready
  * true (and then kicked the latch, or woke the task). May return early:

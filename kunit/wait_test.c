@@ -289,7 +289,9 @@ static void wait_test_cross_pool(struct kunit *test)
  * Calls that no call chain links: jobs of A call into B while jobs of B
  * call into A, with every worker of both pools in such a call at once.
  * Each waiting worker runs the calls made into its own pool by the other
- * pool's workers, or neither pool could run any.
+ * pool's workers, or neither pool could run any. Each call then calls
+ * back into its caller's pool: that goes to its waiting caller, which
+ * may be waiting, nested, in a call it took.
  */
 #define UNLINKED_JOBS	8
 
@@ -299,26 +301,59 @@ struct unlinked_job {
 	struct blitz_job job;
 	struct unlinked *u;
 	int from;
-	atomic_t calls;
+	atomic_t calls, backs;
 	bool wrong_pool;
 };
 
 struct unlinked {
 	struct blitz_pool *pool[2];
 	unsigned int busy;
-	atomic_t started, left;
+	atomic_t started, calls_started, left;
+	bool not_held;
 	struct unlinked_job jobs[2][UNLINKED_JOBS];
 	struct completion done;
 };
 
+static void unlinked_check(struct unlinked_job *j, int pool)
+{
+	struct blitz_worker *w = blitz_current_worker();
+
+	if (!w || w->pool != j->u->pool[pool])
+		WRITE_ONCE(j->wrong_pool, true);
+}
+
+/* Back in the caller's pool, from the call: to the waiting caller. */
+static void unlinked_back(void *arg)
+{
+	struct unlinked_job *j = arg;
+
+	unlinked_check(j, j->from);
+	atomic_inc(&j->backs);
+}
+
+/* Hold every worker until all have a job (first), or a call (then). */
+static void unlinked_hold(struct unlinked *u, atomic_t *count)
+{
+	atomic_inc(count);
+	wake_up_var(count);
+	if (!wait_var_event_timeout(count, atomic_read(count) >= u->busy,
+				    10 * HZ))
+		WRITE_ONCE(u->not_held, true);
+}
+
 static void unlinked_call(void *arg)
 {
 	struct unlinked_job *j = arg;
-	struct blitz_worker *w = blitz_current_worker();
 
-	if (!w || w->pool != j->u->pool[!j->from])
-		WRITE_ONCE(j->wrong_pool, true);
+	unlinked_check(j, !j->from);
 	atomic_inc(&j->calls);
+	/*
+	 * Every worker runs a call of the other pool on top of its own
+	 * wait, and calls back from there: to a frame the other pool's
+	 * worker waits on further down.
+	 */
+	unlinked_hold(j->u, &j->u->calls_started);
+	WARN_ON(blitz_call(j->u->pool[j->from], unlinked_back, j));
 }
 
 static void unlinked_func(struct blitz_job *job)
@@ -326,11 +361,7 @@ static void unlinked_func(struct blitz_job *job)
 	struct unlinked_job *j = container_of(job, struct unlinked_job, job);
 	struct unlinked *u = j->u;
 
-	/* Hold the worker until every worker of both pools has a job. */
-	atomic_inc(&u->started);
-	wake_up_var(&u->started);
-	wait_var_event_timeout(&u->started,
-			       atomic_read(&u->started) >= u->busy, 10 * HZ);
+	unlinked_hold(u, &u->started);
 	WARN_ON(blitz_call(u->pool[!j->from], unlinked_call, j));
 	if (atomic_dec_and_test(&u->left))
 		complete(&u->done);
@@ -345,8 +376,11 @@ static void wait_test_cross_unlinked(struct kunit *test)
 
 	for (n = 0; n < ARRAY_SIZE(workers); n++) {
 		/* Pools of two workers need two possible CPUs. */
-		if (workers[n] > num_possible_cpus())
+		if (workers[n] > num_possible_cpus()) {
+			kunit_info(test, "not run with %u workers per pool: %u CPU(s)",
+				   workers[n], num_possible_cpus());
 			break;
+		}
 		/* Not test-managed: on a deadlock the stuck calls use it. */
 		u = kzalloc(sizeof(*u), GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, u);
@@ -376,10 +410,15 @@ static void wait_test_cross_unlinked(struct kunit *test)
 				   2 * UNLINKED_JOBS);
 			return;
 		}
+		/* Every worker of both pools had a job, then a call, at once. */
+		KUNIT_EXPECT_FALSE(test, u->not_held);
 		for (p = 0; p < 2; p++) {
 			for (k = 0; k < UNLINKED_JOBS; k++) {
 				KUNIT_EXPECT_EQ(test,
 						atomic_read(&u->jobs[p][k].calls),
+						1);
+				KUNIT_EXPECT_EQ(test,
+						atomic_read(&u->jobs[p][k].backs),
 						1);
 				KUNIT_EXPECT_FALSE(test,
 						   u->jobs[p][k].wrong_pool);

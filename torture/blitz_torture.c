@@ -333,9 +333,15 @@ static void bt_for(struct bt *bt, atomic_t *cover)
 
 /* === Calls across pools === */
 
+/*
+ * A chain starts in either pool: chains of several threads that started
+ * in different pools make calls that no chain links, each pool's worker
+ * waiting in a call into the other.
+ */
 struct bt_call {
 	struct bt *bt;
 	int hops;
+	unsigned int first;
 };
 
 static void bt_call_hop(void *arg)
@@ -345,7 +351,8 @@ static void bt_call_hop(void *arg)
 	int ret;
 
 	if (hop < BT_CALL_DEPTH) {
-		ret = blitz_call(c->bt->one[hop % 2], bt_call_hop, c);
+		ret = blitz_call(c->bt->one[(c->first + hop) % 2], bt_call_hop,
+				 c);
 		if (ret)
 			bt_anomaly(c->bt, "blitz_call() returned %d", ret);
 	}
@@ -353,7 +360,7 @@ static void bt_call_hop(void *arg)
 
 static void bt_call(struct bt *bt)
 {
-	struct bt_call c = { bt, 0 };
+	struct bt_call c = { bt, 0, get_random_u32_below(2) };
 
 	bt_call_hop(&c);
 	if (c.hops != BT_CALL_DEPTH + 1)
