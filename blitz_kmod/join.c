@@ -39,9 +39,9 @@
  * on the called pool's calls, where its workers waiting in calls take
  * them too: their callers wait as well, and with every worker of both
  * pools waiting, nobody else could run them. That is the one exception
- * to the join-wait rule (Documentation/blitz/design.rst). A worker that
- * waits again in a call it took runs the mailboxes of every frame it
- * waits on, and sleeps on the innermost's latch.
+ * to the join-wait rule (Documentation/blitz/design.rst). While a
+ * waiting worker runs a job on top of its wait (mail, or a call it took),
+ * which may wait in turn, mail for it goes on its pool's calls.
  *
  * Outside a worker, a join or loop runs inside blitz_call() on the default
  * pool.
@@ -72,6 +72,7 @@ struct blitz_call_frame {
 	struct llist_head mailbox;
 	struct blitz_call_frame *outer;
 	bool takes_calls;
+	bool running;
 };
 
 /**
@@ -537,12 +538,15 @@ static struct blitz_call_frame *blitz_call_waiter(struct blitz_worker *w,
 }
 
 /*
- * Kick the frame @w waits on, its innermost: it sleeps on no other latch.
- * Under its pool's call_lock, which keeps that frame registered, and so
- * alive. Fully ordered before the look at its latch, by the caller's
- * queueing: either the waiter, after its fully ordered get_sleepy(), sees
- * what was queued, or the kick sees it sleepy
- * (litmus/mailbox-kick.litmus, litmus/call-waiter-kick.litmus).
+ * Kick the frame @w waits on, its innermost, if it takes calls or
+ * @for_calls is not set. Under its pool's call_lock, which keeps that
+ * frame registered, and so alive. Fully ordered before the look at its
+ * latch, by the caller's queueing: either the waiter, after its fully
+ * ordered get_sleepy(), sees what was queued, or the kick sees it sleepy
+ * (litmus/mailbox-kick.litmus, litmus/call-waiter-kick.litmus). A waiter
+ * runs a job between its looks (the frame's running), and sleeps in what
+ * that job waits for: a kick then finds its latch UNSET and does nothing,
+ * and nothing is put in its mailbox meanwhile (blitz_call_deliver()).
  */
 static void blitz_call_kick(struct blitz_worker *w, bool for_calls)
 {
@@ -552,26 +556,6 @@ static void blitz_call_kick(struct blitz_worker *w, bool for_calls)
 	if (o && (!for_calls || o->takes_calls) &&
 	    blitz_latch_kick(&o->done))
 		wake_up_process(o->task);
-}
-
-/*
- * Hand call @f to the worker waiting on @o. Once in the mailbox, @f may
- * run and return at once; @o stays valid: its function is still running,
- * somewhere below us. The worker may be waiting on a call nested in @o's
- * wait (one it took from its pool's calls): it runs the mailboxes of
- * every frame it waits on, and sleeps on the innermost's latch.
- */
-static void blitz_call_deliver(struct blitz_call_frame *o,
-			       struct blitz_call_frame *f)
-{
-	struct blitz_pool *pool = o->caller->pool;
-
-	/* Fully ordered: see blitz_call_kick(). */
-	llist_add(&f->job.node, &o->mailbox);
-	blitz_race_window(BLITZ_RACE_CALL_KICK);
-	raw_spin_lock(&pool->call_lock);
-	blitz_call_kick(o->caller, false);
-	raw_spin_unlock(&pool->call_lock);
 }
 
 /*
@@ -595,10 +579,10 @@ static void blitz_post_calls(struct blitz_pool *pool)
 }
 
 /*
- * Queue call @job, made by a worker of another pool or handed on by a
- * waiter short of stack, on @pool's calls, where any worker of @pool
- * takes it: one looking for work, or one waiting in a call itself. The
- * caller keeps @pool alive.
+ * Queue call @job, made by a worker of another pool, or for a waiter that
+ * cannot run it (see blitz_call_deliver()), on @pool's calls, where any
+ * worker of @pool takes it: one looking for work, or one waiting in a
+ * call itself. The caller keeps @pool alive.
  */
 void blitz_queue_call(struct blitz_pool *pool, struct blitz_job *job)
 {
@@ -609,21 +593,58 @@ void blitz_queue_call(struct blitz_pool *pool, struct blitz_job *job)
 }
 
 /*
- * Take a call queued on @pool's calls, or NULL. Task context. Calls left
- * behind are posted again: while our take moved them from the list to
- * the backlog, a lockless look (a waiter's, a sleeper's last one) saw
- * the queue empty.
+ * Hand call @f to the worker waiting on @o, whose function we serve: in
+ * @o's mailbox, if the worker is in its loop waiting on @o, the
+ * innermost frame it waits on, and not running a job on top of it. Else
+ * the worker is busy with a call it took, or with mail, which may wait
+ * for @f in turn, through any number of joins and calls on other
+ * workers: @f goes on its pool's calls, where any worker of the pool
+ * takes it, that worker too once back in its loop. Decided under
+ * call_lock, against the worker's own marks (blitz_call_mark()). Once
+ * queued, @f may run and return at once; @o stays valid: its function
+ * is still running, somewhere below us.
+ */
+static void blitz_call_deliver(struct blitz_call_frame *o,
+			       struct blitz_call_frame *f)
+{
+	struct blitz_worker *w = o->caller;
+	bool mail;
+
+	raw_spin_lock(&w->pool->call_lock);
+	mail = w->waiting == o && !o->running;
+	if (mail) {
+		/* Fully ordered: see blitz_call_kick(). */
+		llist_add(&f->job.node, &o->mailbox);
+		blitz_race_window(BLITZ_RACE_CALL_KICK);
+		blitz_call_kick(w, false);
+	}
+	raw_spin_unlock(&w->pool->call_lock);
+	if (!mail)
+		blitz_queue_call(w->pool, &f->job);
+}
+
+/*
+ * Take a call queued on @pool's calls, or NULL. Task context. If our take
+ * moved the list to the backlog and left calls there, post them again: a
+ * lockless look (a waiter's, a sleeper's last one) saw the queue empty
+ * while we moved them.
  */
 struct blitz_job *blitz_take_call(struct blitz_pool *pool)
 {
 	struct llist_node *node;
 	unsigned int n;
+	bool moved;
 
+	moved = !READ_ONCE(pool->calls.backlog);
 	node = blitz_inject_take(&pool->calls, 1, &n, &pool->calls_queued, 0);
 	if (!node)
 		return NULL;
-	if (!blitz_inject_empty(&pool->calls)) {
-		/* Orders the look above before the post's reads. */
+	if (moved && READ_ONCE(pool->calls.backlog)) {
+		/*
+		 * Orders the backlog we wrote before the post's reads of the
+		 * bitmap, counters and latches: pairs with the sleeper's and
+		 * the waiter's full barrier before their looks at the queue.
+		 */
 		smp_mb();
 		blitz_post_calls(pool);
 	}
@@ -631,46 +652,76 @@ struct blitz_job *blitz_take_call(struct blitz_pool *pool)
 }
 
 /*
- * Whether the worker waiting on @f has something to run: calls delivered
- * to the mailbox of @f or of a frame it waits on further down, or, if it
- * takes them, calls queued on its pool's calls. Not the calls_queued bit,
- * which lags the queueing: a waiter must not sleep on a call whose kick
- * came before its sleepy latch.
+ * Whether the worker waiting on @f has something to run: calls in its
+ * mailbox, or, if it takes them, calls queued on its pool's calls. Not
+ * the calls_queued bit, which lags the queueing: a waiter must not sleep
+ * on a call whose kick came before its sleepy latch.
  */
 static bool blitz_call_ready(void *arg)
 {
-	struct blitz_call_frame *f = arg, *o;
+	struct blitz_call_frame *f = arg;
 
-	for (o = f; o; o = o->outer)
-		if (!llist_empty(&o->mailbox))
-			return true;
-	return f->takes_calls &&
-	       !blitz_inject_empty(&f->caller->pool->calls);
+	return !llist_empty(&f->mailbox) ||
+	       (f->takes_calls &&
+		!blitz_inject_empty(&f->caller->pool->calls));
 }
 
 /*
- * Run the calls delivered to the mailboxes of @f and of the frames it
- * waits on further down, oldest first; whether there were any.
+ * Mark @f's worker as running a job on top of its wait on @f (@running),
+ * or back in its loop; for blitz_call_deliver(). With @unless_mail, only
+ * while the mailbox is empty, and returns whether it marked: a call is
+ * taken from the pool's calls only so, so that mail that came before is
+ * run first, and mail that comes after goes to the pool's calls.
  */
-static bool blitz_call_run_mail(struct blitz_worker *w,
+static bool blitz_call_mark(struct blitz_worker *w, struct blitz_call_frame *f,
+			    bool running, bool unless_mail)
+{
+	bool ok = true;
+
+	raw_spin_lock(&w->pool->call_lock);
+	if (unless_mail && !llist_empty(&f->mailbox))
+		ok = false;
+	else
+		f->running = running;
+	raw_spin_unlock(&w->pool->call_lock);
+	return ok;
+}
+
+/* Run the calls in @f's mailbox, oldest first. */
+static void blitz_call_run_mail(struct blitz_worker *w,
 				struct blitz_call_frame *f)
 {
 	struct blitz_job *job, *next;
 	struct llist_node *list;
-	bool ran = false;
 
-	for (; f; f = f->outer) {
-		list = llist_reverse_order(llist_del_all(&f->mailbox));
-		llist_for_each_entry_safe(job, next, list, node) {
-			ran = true;
-			/* Short of stack: any worker of our pool will do. */
-			if (blitz_stack_below(BLITZ_RUN_STACK))
-				blitz_queue_call(w->pool, job);
-			else
-				blitz_execute(w, job);
-		}
+	/* Marked first: the mailbox takes no more until we are back. */
+	blitz_call_mark(w, f, true, false);
+	list = llist_reverse_order(llist_del_all(&f->mailbox));
+	llist_for_each_entry_safe(job, next, list, node) {
+		/* Short of stack: any worker of our pool will do. */
+		if (blitz_stack_below(BLITZ_RUN_STACK))
+			blitz_queue_call(w->pool, job);
+		else
+			blitz_execute(w, job);
 	}
-	return ran;
+	blitz_call_mark(w, f, false, false);
+}
+
+/* Take a call from our pool's calls and run it; whether we took one. */
+static bool blitz_call_run_taken(struct blitz_worker *w,
+				 struct blitz_call_frame *f)
+{
+	struct blitz_job *job;
+
+	if (!blitz_call_mark(w, f, true, true))
+		return false;
+	job = blitz_take_call(w->pool);
+	if (job) {
+		blitz_stat_inc(w, BLITZ_STAT_INJECTED);
+		blitz_execute(w, job);
+	}
+	blitz_call_mark(w, f, false, false);
+	return job;
 }
 
 /* Enter or leave @f, the innermost frame @w waits on. */
@@ -692,14 +743,10 @@ static void blitz_call_register(struct blitz_worker *w,
  * with the stack for it also runs the calls that workers of other pools
  * make into its pool: those callers wait too, and calls that no chain
  * links, A's into B while B's into A, would otherwise wait for each other
- * once every worker of A and B waits in one. A call it runs may make it
- * wait again, nested: then it still runs what is sent back to the frames
- * it waits on further down.
+ * once every worker of A and B waits in one.
  */
 static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
 {
-	struct blitz_job *job;
-
 	if (!w) {
 		while (!blitz_latch_probe(&f->done))
 			blitz_latch_sleep(NULL, &f->done, NULL, NULL,
@@ -709,17 +756,13 @@ static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
 	f->takes_calls = !blitz_stack_below(BLITZ_RUN_STACK);
 	blitz_call_register(w, f, true);
 	while (!blitz_latch_probe(&f->done)) {
-		if (blitz_call_run_mail(w, f))
-			continue;
-		job = f->takes_calls && !blitz_inject_empty(&w->pool->calls) ?
-		      blitz_take_call(w->pool) : NULL;
-		if (job) {
-			blitz_stat_inc(w, BLITZ_STAT_INJECTED);
-			blitz_execute(w, job);
-		} else {
+		if (!llist_empty(&f->mailbox))
+			blitz_call_run_mail(w, f);
+		else if (!f->takes_calls ||
+			 blitz_inject_empty(&w->pool->calls) ||
+			 !blitz_call_run_taken(w, f))
 			blitz_latch_sleep(w, &f->done, blitz_call_ready, f,
 					  TASK_IDLE);
-		}
 	}
 	blitz_call_register(w, f, false);
 }
@@ -732,10 +775,11 @@ static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
  *
  * blitz_join() and blitz_parallel_for() called by @fn use @pool. Called
  * from a worker of @pool, @fn simply runs inline. Called from a worker of
- * another pool, the caller waits the way a joiner does: it runs nothing
- * unrelated, but it does run the calls back into its own pool that @fn
- * (or what @fn joins or calls) makes, and the calls that other pools'
- * workers make into its pool, so calls across pools do not deadlock.
+ * another pool, the caller waits the way a joiner does: it runs no
+ * submitted job, group job or join frame, but it does run the calls back
+ * into its own pool that @fn (or what @fn joins or calls) makes, and,
+ * with half the stack left, the calls that other pools' workers make
+ * into its pool, so calls across pools do not deadlock.
  *
  * Context: process context or a blitz job; sleeps until @fn returns.
  * Return: 0 once @fn has returned; -EINVAL for a NULL @fn; -ESHUTDOWN

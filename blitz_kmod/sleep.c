@@ -379,12 +379,12 @@ void blitz_wake_for_job(struct blitz_pool *pool, unsigned int near)
  * @state: the task state to sleep in
  *
  * For a joiner waiting for a stolen b and a caller waiting for a call: they
- * are busy, not idle, and run only what is theirs (and a caller, calls into
- * its pool from other pools' workers: join.c), so the sleep protocol
- * does not count them and no poster relies on them. Only the latch's setter
- * wakes them (blitz_latch_set() returned true), or whoever made @ready
- * true (and then kicked the latch, or woke the task). May return early:
- * callers look again and call it again.
+ * are busy, not idle, and run only what is theirs (and a caller, calls
+ * into its pool from other pools' workers: join.c), so the sleep protocol
+ * does not count them and no poster of a job relies on them. Only the
+ * latch's setter wakes them (blitz_latch_set() returned true), or whoever
+ * made @ready true (and then kicked the latch, or woke the task). May
+ * return early: callers look again and call it again.
  */
 void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 		       bool (*ready)(void *arg), void *arg, unsigned int state)

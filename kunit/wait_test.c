@@ -430,12 +430,144 @@ static void wait_test_cross_unlinked(struct kunit *test)
 	}
 }
 
+/*
+ * A call taken from a pool's calls that waits in a join, whose stolen
+ * half calls back into the other pool, whose worker is in the same
+ * state. Two workers per pool: a blocker holds the second worker of each
+ * until the first has taken the other pool's call, then lets it steal
+ * that call's b.
+ */
+struct taken;
+
+struct taken_job {
+	struct blitz_job job;
+	struct taken *t;
+	int pool;
+	struct completion b_started;
+};
+
+struct taken {
+	struct blitz_pool *pool[2];
+	struct taken_job jobs[2], blockers[2];
+	atomic_t started, calls, backs, left;
+	struct completion release, done;
+	bool not_held;
+};
+
+static void taken_wait(struct taken *t, struct completion *c)
+{
+	if (!wait_for_completion_timeout(c, 20 * HZ))
+		WRITE_ONCE(t->not_held, true);
+}
+
+static void taken_back(void *arg)
+{
+	atomic_inc(&((struct taken *)arg)->backs);
+}
+
+static void taken_a(void *arg)
+{
+	struct taken_job *j = arg;
+
+	/* Only a thief can start b while we wait: b is stolen. */
+	taken_wait(j->t, &j->b_started);
+}
+
+static void taken_b(void *arg)
+{
+	struct taken_job *j = arg;
+
+	complete(&j->b_started);
+	/* Back into the caller's pool, whose worker is in a join too. */
+	WARN_ON(blitz_call(j->t->pool[j->pool], taken_back, j->t));
+}
+
+/* Made by job @arg of the other pool, taken by our waiting worker. */
+static void taken_call(void *arg)
+{
+	struct taken_job *j = arg;
+
+	if (atomic_inc_return(&j->t->calls) == 2)
+		complete_all(&j->t->release);
+	blitz_join(taken_a, j, taken_b, j);
+}
+
+static void taken_blocker(struct blitz_job *job)
+{
+	struct taken_job *j = container_of(job, struct taken_job, job);
+
+	atomic_inc(&j->t->started);
+	wake_up_var(&j->t->started);
+	taken_wait(j->t, &j->t->release);
+}
+
+static void taken_func(struct blitz_job *job)
+{
+	struct taken_job *j = container_of(job, struct taken_job, job);
+	struct taken *t = j->t;
+
+	/* Both workers of both pools busy: the blockers and us. */
+	atomic_inc(&t->started);
+	wake_up_var(&t->started);
+	if (!wait_var_event_timeout(&t->started,
+				    atomic_read(&t->started) >= 4, 10 * HZ))
+		WRITE_ONCE(t->not_held, true);
+	WARN_ON(blitz_call(t->pool[!j->pool], taken_call, j));
+	if (atomic_dec_and_test(&t->left))
+		complete(&t->done);
+}
+
+static void wait_test_cross_taken_join(struct kunit *test)
+{
+	/* Not test-managed: on a deadlock the stuck calls use it. */
+	struct taken *t;
+	int p;
+
+	if (num_possible_cpus() < 2)
+		kunit_skip(test, "pools of two workers need two CPUs");
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	init_completion(&t->release);
+	init_completion(&t->done);
+	atomic_set(&t->left, 2);
+	t->pool[0] = blitz_pool_create("kunit-taken-a", 2);
+	t->pool[1] = blitz_pool_create("kunit-taken-b", 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->pool[0]));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->pool[1]));
+	for (p = 0; p < 2; p++) {
+		t->blockers[p].t = t;
+		t->jobs[p].t = t;
+		t->jobs[p].pool = p;
+		init_completion(&t->jobs[p].b_started);
+		blitz_job_init(&t->blockers[p].job, taken_blocker);
+		blitz_job_init(&t->jobs[p].job, taken_func);
+		KUNIT_EXPECT_EQ(test, blitz_submit(t->pool[p],
+						   &t->blockers[p].job), 0);
+		KUNIT_EXPECT_EQ(test, blitz_submit(t->pool[p],
+						   &t->jobs[p].job), 0);
+	}
+	if (!wait_for_completion_timeout(&t->done, 60 * HZ)) {
+		KUNIT_FAIL(test,
+			   "taken calls deadlocked: %d of 2 jobs left, %d calls, %d backs",
+			   atomic_read(&t->left), atomic_read(&t->calls),
+			   atomic_read(&t->backs));
+		return;
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->calls), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&t->backs), 2);
+	KUNIT_EXPECT_FALSE(test, t->not_held);
+	blitz_pool_destroy(t->pool[0]);
+	blitz_pool_destroy(t->pool[1]);
+	kfree(t);
+}
+
 static struct kunit_case wait_test_cases[] = {
 	KUNIT_CASE(wait_test_no_stranger),
 	KUNIT_CASE(wait_test_a_submits),
 	KUNIT_CASE(wait_test_stack),
 	KUNIT_CASE(wait_test_cross_pool),
 	KUNIT_CASE(wait_test_cross_unlinked),
+	KUNIT_CASE(wait_test_cross_taken_join),
 	{}
 };
 
