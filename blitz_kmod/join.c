@@ -624,22 +624,21 @@ static void blitz_call_deliver(struct blitz_call_frame *o,
 }
 
 /*
- * Take a call queued on @pool's calls, or NULL. Task context. If our take
- * moved the list to the backlog and left calls there, post them again: a
+ * Take a call queued on @pool's calls, or NULL. Task context. If calls
+ * are left, post them again: if our take moved the list to the backlog, a
  * lockless look (a waiter's, a sleeper's last one) saw the queue empty
- * while we moved them.
+ * while we moved them. (Whether it did is known only under the queue's
+ * lock; calls are few, and a post that finds everyone busy is cheap.)
  */
 struct blitz_job *blitz_take_call(struct blitz_pool *pool)
 {
 	struct llist_node *node;
 	unsigned int n;
-	bool moved;
 
-	moved = !READ_ONCE(pool->calls.backlog);
 	node = blitz_inject_take(&pool->calls, 1, &n, &pool->calls_queued, 0);
 	if (!node)
 		return NULL;
-	if (moved && READ_ONCE(pool->calls.backlog)) {
+	if (!blitz_inject_empty(&pool->calls)) {
 		/*
 		 * Orders the backlog we wrote before the post's reads of the
 		 * bitmap, counters and latches: pairs with the sleeper's and
