@@ -152,12 +152,14 @@ struct blitz_worker {
  * @node: on the list of all pools
  * @debugfs: the pool's debugfs directory
  * @cpu_worker: for each CPU, the worker whose injection list it uses
- * @calls: blitz_call()s into the pool made by workers of other pools: any
+ * @calls: blitz_call()s into the pool made by workers of other pools,
+ *	   and calls back for a waiting worker busy on top of its wait: any
  *	   worker of the pool takes them, and so do its workers that wait
  *	   in calls themselves (join.c)
  * @calls_queued: bit 0: @calls may hold calls, as @queued for a worker's
  *		  injection queue (inject.h)
- * @call_lock: guards the workers' &blitz_worker.waiting
+ * @call_lock: guards the workers' &blitz_worker.waiting, their frames'
+ *	       running marks, and deliveries to their mailboxes
  * @nr_workers: size of @workers
  * @workers: the workers
  */

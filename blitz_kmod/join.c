@@ -31,8 +31,10 @@
  * worker of pool A calling into pool B stays able to run what the call
  * sends back into A: a blitz_call(A, ...) made on behalf of that call (by
  * the called function, or anything it joins or calls in turn) is handed
- * to the waiting worker through its frame's mailbox, and it runs it. So
- * calls across pools cannot deadlock, even with one worker per pool.
+ * to the waiting worker through its frame's mailbox, and it runs it; or,
+ * while the worker runs something on top of its wait, through A's calls
+ * (below). So calls across pools do not deadlock, even with one worker
+ * per pool (but for a waiter short of stack: Documentation/blitz/api.rst).
  * Each worker knows which call it serves (&blitz_worker.origin); a call
  * frame names its waiting worker and the call that worker served in turn.
  * Calls that no chain links (jobs of A into B while jobs of B into A) go
@@ -610,12 +612,12 @@ static void blitz_call_deliver(struct blitz_call_frame *o,
 	struct blitz_worker *w = o->caller;
 	bool mail;
 
+	blitz_race_window(BLITZ_RACE_CALL_DELIVER);
 	raw_spin_lock(&w->pool->call_lock);
 	mail = w->waiting == o && !o->running;
 	if (mail) {
 		/* Fully ordered: see blitz_call_kick(). */
 		llist_add(&f->job.node, &o->mailbox);
-		blitz_race_window(BLITZ_RACE_CALL_KICK);
 		blitz_call_kick(w, false);
 	}
 	raw_spin_unlock(&w->pool->call_lock);
@@ -752,8 +754,6 @@ static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
 					  TASK_UNINTERRUPTIBLE);
 		return;
 	}
-	f->takes_calls = !blitz_stack_below(BLITZ_RUN_STACK);
-	blitz_call_register(w, f, true);
 	while (!blitz_latch_probe(&f->done)) {
 		if (!llist_empty(&f->mailbox))
 			blitz_call_run_mail(w, f);
@@ -763,7 +763,6 @@ static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
 			blitz_latch_sleep(w, &f->done, blitz_call_ready, f,
 					  TASK_IDLE);
 	}
-	blitz_call_register(w, f, false);
 }
 
 /**
@@ -809,16 +808,27 @@ int blitz_call(struct blitz_pool *pool, void (*fn)(void *arg), void *arg)
 	}
 	blitz_latch_init(&f.done);
 	init_llist_head(&f.mailbox);
+	/*
+	 * The innermost frame we wait on before @fn can call back: a call
+	 * back comes to our mailbox, not to our pool's calls, where another
+	 * waiter could take it.
+	 */
+	if (w) {
+		f.takes_calls = !blitz_stack_below(BLITZ_RUN_STACK);
+		blitz_call_register(w, &f, true);
+	}
 	o = blitz_call_waiter(w, pool);
 	if (o) {
 		blitz_call_deliver(o, &f);
+		ret = 0;
 	} else {
 		ret = w ? blitz_submit_call(pool, &f.job) :
 			  blitz_submit(pool, &f.job);
-		if (ret)
-			return ret;
 	}
-	blitz_call_wait(w, &f);
-	return 0;
+	if (!ret)
+		blitz_call_wait(w, &f);
+	if (w)
+		blitz_call_register(w, &f, false);
+	return ret;
 }
 EXPORT_SYMBOL_NS_GPL(blitz_call, BLITZ_NS);

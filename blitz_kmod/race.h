@@ -29,7 +29,7 @@ enum blitz_race {
 	BLITZ_RACE_DESTROY_DRAIN,	/* pool killed, drain not yet waited on */
 	BLITZ_RACE_IDLE_YIELD,		/* idle worker about to yield its CPU */
 	BLITZ_RACE_LEAPFROG,		/* joiner saw its latch unset, not stolen */
-	BLITZ_RACE_CALL_KICK,		/* call in a mailbox, waiter not kicked */
+	BLITZ_RACE_CALL_DELIVER,	/* call back made, not yet delivered */
 	BLITZ_RACE_CALL_QUEUE,		/* call on a pool's calls, none kicked */
 	BLITZ_RACE_SHARE_ASK,		/* asker saw no request, not yet asked */
 	BLITZ_RACE_SHARE_KICK,		/* frame promoted, joiner not kicked */

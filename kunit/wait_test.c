@@ -290,8 +290,9 @@ static void wait_test_cross_pool(struct kunit *test)
  * call into A, with every worker of both pools in such a call at once.
  * Each waiting worker runs the calls made into its own pool by the other
  * pool's workers, or neither pool could run any. Each call then calls
- * back into its caller's pool: that goes to its waiting caller, which
- * may be waiting, nested, in a call it took.
+ * back into its caller's pool, whose waiting worker is busy with a call
+ * it took: the call back goes to that pool's calls, where a waiter, or
+ * the caller once back, takes it.
  */
 #define UNLINKED_JOBS	8
 
@@ -349,8 +350,8 @@ static void unlinked_call(void *arg)
 	atomic_inc(&j->calls);
 	/*
 	 * Every worker runs a call of the other pool on top of its own
-	 * wait, and calls back from there: to a frame the other pool's
-	 * worker waits on further down.
+	 * wait, and calls back from there: for a frame whose worker is busy
+	 * on top of it, waiting for a call back in turn.
 	 */
 	unlinked_hold(j->u, &j->u->calls_started);
 	WARN_ON(blitz_call(j->u->pool[j->from], unlinked_back, j));
@@ -451,7 +452,7 @@ struct taken {
 	struct taken_job jobs[2], blockers[2];
 	atomic_t started, calls, backs, left;
 	struct completion release, done;
-	bool not_held;
+	bool not_held, wrong_pool;
 };
 
 static void taken_wait(struct taken *t, struct completion *c)
@@ -460,9 +461,15 @@ static void taken_wait(struct taken *t, struct completion *c)
 		WRITE_ONCE(t->not_held, true);
 }
 
+/* On a worker of @arg's pool, the caller's. */
 static void taken_back(void *arg)
 {
-	atomic_inc(&((struct taken *)arg)->backs);
+	struct taken_job *j = arg;
+	struct blitz_worker *w = blitz_current_worker();
+
+	if (!w || w->pool != j->t->pool[j->pool])
+		WRITE_ONCE(j->t->wrong_pool, true);
+	atomic_inc(&j->t->backs);
 }
 
 static void taken_a(void *arg)
@@ -479,7 +486,7 @@ static void taken_b(void *arg)
 
 	complete(&j->b_started);
 	/* Back into the caller's pool, whose worker is in a join too. */
-	WARN_ON(blitz_call(j->t->pool[j->pool], taken_back, j->t));
+	WARN_ON(blitz_call(j->t->pool[j->pool], taken_back, j));
 }
 
 /* Made by job @arg of the other pool, taken by our waiting worker. */
@@ -556,6 +563,7 @@ static void wait_test_cross_taken_join(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->calls), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&t->backs), 2);
 	KUNIT_EXPECT_FALSE(test, t->not_held);
+	KUNIT_EXPECT_FALSE(test, t->wrong_pool);
 	blitz_pool_destroy(t->pool[0]);
 	blitz_pool_destroy(t->pool[1]);
 	kfree(t);
