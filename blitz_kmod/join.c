@@ -569,10 +569,8 @@ static void blitz_post_calls(struct blitz_pool *pool)
 {
 	unsigned int i;
 
-	/* Not held up between the queueing and the post: blitz_inject(). */
-	preempt_disable();
-	__blitz_new_jobs(pool, pool->cpu_worker[smp_processor_id()]);
-	preempt_enable();
+	/* Each queueing posts: none rides along, as in blitz_inject(). */
+	__blitz_new_jobs(pool, pool->cpu_worker[raw_smp_processor_id()]);
 	blitz_race_window(BLITZ_RACE_CALL_QUEUE);
 	raw_spin_lock(&pool->call_lock);
 	for (i = 0; i < pool->nr_workers; i++)
