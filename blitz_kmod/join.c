@@ -643,6 +643,7 @@ struct blitz_job *blitz_take_call(struct blitz_pool *pool)
 		 * Orders the backlog we wrote before the post's reads of the
 		 * bitmap, counters and latches: pairs with the sleeper's and
 		 * the waiter's full barrier before their looks at the queue.
+		 * (litmus/call-take-repost.litmus)
 		 */
 		smp_mb();
 		blitz_post_calls(pool);
