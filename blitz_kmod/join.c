@@ -687,23 +687,30 @@ static bool blitz_call_mark(struct blitz_worker *w, struct blitz_call_frame *f,
 	return ok;
 }
 
-/* Run the calls in @f's mailbox, oldest first. */
+/*
+ * Run the oldest call in @f's mailbox, and queue the others on our pool's
+ * calls, where any worker of the pool takes them, and we do once back in
+ * our loop. The call we run may wait for a later one (two branches of
+ * the function we wait on called back at once, and the first waits for
+ * the second): kept on a list of our own, that one would wait for us.
+ */
 static void blitz_call_run_mail(struct blitz_worker *w,
 				struct blitz_call_frame *f)
 {
-	struct blitz_job *job, *next;
+	struct blitz_job *job, *next, *first;
 	struct llist_node *list;
 
 	/* Marked first: the mailbox takes no more until we are back. */
 	blitz_call_mark(w, f, true, false);
 	list = llist_reverse_order(llist_del_all(&f->mailbox));
-	llist_for_each_entry_safe(job, next, list, node) {
-		/* Short of stack: any worker of our pool will do. */
-		if (blitz_stack_below(BLITZ_RUN_STACK))
-			blitz_queue_call(w->pool, job);
-		else
-			blitz_execute(w, job);
-	}
+	first = llist_entry(list, struct blitz_job, node);
+	llist_for_each_entry_safe(job, next, list->next, node)
+		blitz_queue_call(w->pool, job);
+	/* Short of stack: any worker of our pool will do. */
+	if (blitz_stack_below(BLITZ_RUN_STACK))
+		blitz_queue_call(w->pool, first);
+	else
+		blitz_execute(w, first);
 	blitz_call_mark(w, f, false, false);
 }
 
@@ -754,13 +761,15 @@ static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
 		return;
 	}
 	while (!blitz_latch_probe(&f->done)) {
-		if (!llist_empty(&f->mailbox))
+		if (!llist_empty(&f->mailbox)) {
+			blitz_race_window(BLITZ_RACE_CALL_MAIL);
 			blitz_call_run_mail(w, f);
-		else if (!f->takes_calls ||
-			 blitz_inject_empty(&w->pool->calls) ||
-			 !blitz_call_run_taken(w, f))
+		} else if (!f->takes_calls ||
+			   blitz_inject_empty(&w->pool->calls) ||
+			   !blitz_call_run_taken(w, f)) {
 			blitz_latch_sleep(w, &f->done, blitz_call_ready, f,
 					  TASK_IDLE);
+		}
 	}
 }
 

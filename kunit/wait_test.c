@@ -569,6 +569,128 @@ static void wait_test_cross_taken_join(struct kunit *test)
 	kfree(t);
 }
 
+/*
+ * Two calls back that wait for each other, made at once by the two
+ * branches of a join in the function a worker of A waits on: both may
+ * reach the waiter's mailbox before it takes it, and the window between
+ * the mail and the take is held open, at every pass, for up to 50 ms, so
+ * that they do. The waiter runs one; the other must go where A's free
+ * worker takes it. A waiter that ran its mailbox as a list of its own
+ * left the second call behind the first, which gave up after 5 s.
+ */
+struct pair;
+
+struct pair_side {
+	struct pair *p;
+	int i;
+};
+
+struct pair {
+	struct blitz_pool *pool[2];
+	struct blitz_job job;
+	struct pair_side side[2];
+	struct completion in[2], b_started, done;
+	bool alone, not_stolen, wrong_pool;
+};
+
+/* A call back into A: meets the other, or gives up after 5 s. */
+static void pair_back(void *arg)
+{
+	struct pair_side *s = arg;
+	struct blitz_worker *w = blitz_current_worker();
+
+	if (!w || w->pool != s->p->pool[0])
+		WRITE_ONCE(s->p->wrong_pool, true);
+	complete(&s->p->in[s->i]);
+	if (!wait_for_completion_timeout(&s->p->in[!s->i], 5 * HZ))
+		WRITE_ONCE(s->p->alone, true);
+}
+
+static void pair_a(void *arg)
+{
+	struct pair *p = arg;
+
+	/* Only a thief can start b while we wait: b is stolen. */
+	if (!wait_for_completion_timeout(&p->b_started, 10 * HZ))
+		WRITE_ONCE(p->not_stolen, true);
+	WARN_ON(blitz_call(p->pool[0], pair_back, &p->side[0]));
+}
+
+static void pair_b(void *arg)
+{
+	struct pair *p = arg;
+
+	complete(&p->b_started);
+	WARN_ON(blitz_call(p->pool[0], pair_back, &p->side[1]));
+}
+
+/* In B, on behalf of A's waiting worker. */
+static void pair_call(void *arg)
+{
+	blitz_join(pair_a, arg, pair_b, arg);
+}
+
+static void pair_func(struct blitz_job *job)
+{
+	struct pair *p = container_of(job, struct pair, job);
+
+	WARN_ON(blitz_call(p->pool[1], pair_call, p));
+	complete(&p->done);
+}
+
+static void wait_test_mail_pair(struct kunit *test)
+{
+	unsigned long mask = blitz_race_mask;
+	unsigned int delay = blitz_race_delay_us;
+	unsigned int every = blitz_race_every;
+	struct pair *p;
+	int round, i;
+
+	if (num_possible_cpus() < 2)
+		kunit_skip(test, "pools of two workers need two CPUs");
+	p = kunit_kzalloc(test, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p->pool[0] = blitz_pool_create("kunit-pair-a", 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p->pool[0]));
+	p->pool[1] = blitz_pool_create("kunit-pair-b", 2);
+	if (IS_ERR(p->pool[1])) {
+		blitz_pool_destroy(p->pool[0]);
+		KUNIT_FAIL(test, "pool B: %ld", PTR_ERR(p->pool[1]));
+		return;
+	}
+	WRITE_ONCE(blitz_race_mask, BIT(BLITZ_RACE_CALL_MAIL));
+	WRITE_ONCE(blitz_race_every, 1);
+	WRITE_ONCE(blitz_race_delay_us, 50000);
+	static_branch_enable(&blitz_race_key);
+	for (round = 0; round < 10; round++) {
+		blitz_job_init(&p->job, pair_func);
+		for (i = 0; i < 2; i++) {
+			p->side[i] = (struct pair_side){ p, i };
+			init_completion(&p->in[i]);
+		}
+		init_completion(&p->b_started);
+		init_completion(&p->done);
+		if (blitz_submit(p->pool[0], &p->job)) {
+			KUNIT_FAIL(test, "round %d: submit failed", round);
+			break;
+		}
+		wait_for_completion(&p->done);
+		KUNIT_EXPECT_FALSE_MSG(test, p->alone,
+				       "round %d: a call back waited 5 s for the other",
+				       round);
+		KUNIT_EXPECT_FALSE(test, p->not_stolen);
+		KUNIT_EXPECT_FALSE(test, p->wrong_pool);
+		if (p->alone || p->not_stolen || p->wrong_pool)
+			break;
+	}
+	static_branch_disable(&blitz_race_key);
+	WRITE_ONCE(blitz_race_delay_us, delay);
+	WRITE_ONCE(blitz_race_mask, mask);
+	WRITE_ONCE(blitz_race_every, every);
+	blitz_pool_destroy(p->pool[0]);
+	blitz_pool_destroy(p->pool[1]);
+}
+
 static struct kunit_case wait_test_cases[] = {
 	KUNIT_CASE(wait_test_no_stranger),
 	KUNIT_CASE(wait_test_a_submits),
@@ -576,6 +698,7 @@ static struct kunit_case wait_test_cases[] = {
 	KUNIT_CASE(wait_test_cross_pool),
 	KUNIT_CASE(wait_test_cross_unlinked),
 	KUNIT_CASE(wait_test_cross_taken_join),
+	KUNIT_CASE(wait_test_mail_pair),
 	{}
 };
 
