@@ -527,6 +527,7 @@ static inline void blitz_share_busy(struct blitz_worker *w, u64 c)
 
 /* join.c */
 void blitz_join_stolen(struct blitz_job *job);
+void blitz_kick_callers(struct blitz_pool *pool);
 void blitz_queue_call(struct blitz_pool *pool, struct blitz_job *job);
 struct blitz_job *blitz_take_call(struct blitz_pool *pool);
 

@@ -561,21 +561,31 @@ static void blitz_call_kick(struct blitz_worker *w, bool for_calls)
 }
 
 /*
+ * Kick the workers of @pool waiting in calls that take calls: calls are
+ * queued, and none may be left to take them but those waiters. After a
+ * full barrier (the caller's). Task context.
+ */
+void blitz_kick_callers(struct blitz_pool *pool)
+{
+	unsigned int i;
+
+	raw_spin_lock(&pool->call_lock);
+	for (i = 0; i < pool->nr_workers; i++)
+		blitz_call_kick(pool->workers[i], true);
+	raw_spin_unlock(&pool->call_lock);
+}
+
+/*
  * Calls are queued on @pool's calls: post them as an injected job is
  * posted, after a full barrier (the caller's), and kick the workers
  * waiting in calls that take them.
  */
 static void blitz_post_calls(struct blitz_pool *pool)
 {
-	unsigned int i;
-
 	/* Each queueing posts: none rides along, as in blitz_inject(). */
 	__blitz_new_jobs(pool, pool->cpu_worker[raw_smp_processor_id()]);
 	blitz_race_window(BLITZ_RACE_CALL_QUEUE);
-	raw_spin_lock(&pool->call_lock);
-	for (i = 0; i < pool->nr_workers; i++)
-		blitz_call_kick(pool->workers[i], true);
-	raw_spin_unlock(&pool->call_lock);
+	blitz_kick_callers(pool);
 }
 
 /*
@@ -652,18 +662,38 @@ struct blitz_job *blitz_take_call(struct blitz_pool *pool)
 }
 
 /*
+ * Whether a waiter in a call that takes calls should take one queued on
+ * @pool's calls: only as a last resort, when no worker of @pool is idle.
+ * A call taken so runs on top of the waiting job, and deadlocks if it
+ * takes a lock that job holds; an idle worker runs it on a stack of its
+ * own, and the post that queued it woke one if none was awake. The last
+ * idle worker to turn busy kicks the waiters if calls are queued then
+ * (blitz_idle_work_found()).
+ */
+static bool blitz_call_last_resort(struct blitz_call_frame *f)
+{
+	struct blitz_pool *pool = f->caller->pool;
+
+	return f->takes_calls && !blitz_inject_empty(&pool->calls) &&
+	       !blitz_inactive(blitz_counters_load(&pool->counters));
+}
+
+/*
  * Whether the worker waiting on @f has something to run: calls in its
- * mailbox, or, if it takes them, calls queued on its pool's calls. Not
+ * mailbox, or calls queued on its pool's calls that it should take. Not
  * the calls_queued bit, which lags the queueing: a waiter must not sleep
- * on a call whose kick came before its sleepy latch.
+ * on a call whose kick came before its sleepy latch. The queuer's kick
+ * comes after its queueing, whatever it finds; the last idle worker's,
+ * after its fully ordered decrement of the idle count: either the
+ * waiter, after its fully ordered get_sleepy(), sees the call and no
+ * idle worker, or one of those kicks sees it sleepy
+ * (litmus/call-last-idle.litmus).
  */
 static bool blitz_call_ready(void *arg)
 {
 	struct blitz_call_frame *f = arg;
 
-	return !llist_empty(&f->mailbox) ||
-	       (f->takes_calls &&
-		!blitz_inject_empty(&f->caller->pool->calls));
+	return !llist_empty(&f->mailbox) || blitz_call_last_resort(f);
 }
 
 /*
@@ -764,8 +794,7 @@ static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
 		if (!llist_empty(&f->mailbox)) {
 			blitz_race_window(BLITZ_RACE_CALL_MAIL);
 			blitz_call_run_mail(w, f);
-		} else if (!f->takes_calls ||
-			   blitz_inject_empty(&w->pool->calls) ||
+		} else if (!blitz_call_last_resort(f) ||
 			   !blitz_call_run_taken(w, f)) {
 			blitz_latch_sleep(w, &f->done, blitz_call_ready, f,
 					  TASK_IDLE);

@@ -10,6 +10,8 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
+#include <linux/mutex.h>
+#include <linux/smp.h>
 #include <linux/wait_bit.h>
 
 #include "../blitz_kmod/blitz.h"
@@ -691,6 +693,201 @@ static void wait_test_mail_pair(struct kunit *test)
 	blitz_pool_destroy(p->pool[1]);
 }
 
+/*
+ * A worker waiting in a call takes the calls of other pools' workers only
+ * as a last resort, when no worker of its pool is idle: such a call runs
+ * on top of the waiting job, and deadlocks if it takes a mutex that job
+ * holds. A job of A (two workers) holds a mutex and calls into B while
+ * A's other worker sleeps, idle, and a FIFO thread holds that worker's
+ * CPU for 200 ms. The call submits a job of C, which calls into A a
+ * function that takes the mutex; the call into B returns once that
+ * function has started. A's idle worker must run it, once it has its CPU
+ * back, and it gets the mutex once the job is back from its call. Run by
+ * the waiter, it would wait for its own job's mutex (here it gives up
+ * after 2 s). B's and C's one worker each are on the first CPU: a round
+ * counts when A's idle worker is on another, and the call into A came
+ * while that CPU was held.
+ */
+struct resort {
+	struct blitz_pool *pool[3];
+	struct blitz_job job, other;
+	struct mutex lock;		/* held by the job of A in its call */
+	struct task_struct *holder;
+	struct completion started, done, other_done, hogging;
+	bool not_asleep, no_hog, not_started, on_holder, gave_up;
+	bool hog_done, in_hog, skipped;
+	int submitted;
+};
+
+/* In A, for C's job: takes the mutex, or gives up after 2 s. */
+static void resort_locker(void *arg)
+{
+	struct resort *r = arg;
+	unsigned long end = jiffies + 2 * HZ;
+
+	if (current == READ_ONCE(r->holder))
+		WRITE_ONCE(r->on_holder, true);
+	complete(&r->started);
+	while (!mutex_trylock(&r->lock)) {
+		if (time_after(jiffies, end)) {
+			WRITE_ONCE(r->gave_up, true);
+			return;
+		}
+		schedule_timeout_uninterruptible(1);
+	}
+	mutex_unlock(&r->lock);
+}
+
+static void resort_other(struct blitz_job *job)
+{
+	struct resort *r = container_of(job, struct resort, other);
+
+	WRITE_ONCE(r->in_hog, !READ_ONCE(r->hog_done));
+	WARN_ON(blitz_call(r->pool[0], resort_locker, r));
+	complete(&r->other_done);
+}
+
+/* In B, for A's job, which holds the mutex. */
+static void resort_call(void *arg)
+{
+	struct resort *r = arg;
+
+	WARN_ON(blitz_submit(r->pool[2], &r->other));
+	if (!wait_for_completion_timeout(&r->started, 10 * HZ))
+		WRITE_ONCE(r->not_started, true);
+}
+
+/* Hold this CPU for 200 ms: its idle worker, woken, cannot run. */
+static int resort_hog(void *arg)
+{
+	struct resort *r = arg;
+	unsigned long end = jiffies + HZ / 5;
+
+	sched_set_fifo(current);
+	complete(&r->hogging);
+	while (time_before(jiffies, end))
+		cpu_relax();
+	WRITE_ONCE(r->hog_done, true);
+	return 0;
+}
+
+/* Hold the CPU of A's other worker, if B's and C's workers are not on it. */
+static bool resort_hold(struct resort *r)
+{
+	struct blitz_pool *pool = r->pool[0];
+	struct blitz_worker *other;
+	struct task_struct *hog;
+	unsigned long end = jiffies + 5 * HZ;
+
+	other = pool->workers[!blitz_current_worker()->index];
+	if (other->cpu == r->pool[1]->workers[0]->cpu ||
+	    other->cpu == r->pool[2]->workers[0]->cpu)
+		return false;
+	/* Asleep: idle, and not about to yield. */
+	while (!blitz_sleeping(blitz_counters_load(&pool->counters))) {
+		if (time_after(jiffies, end)) {
+			WRITE_ONCE(r->not_asleep, true);
+			return false;
+		}
+		schedule_timeout_uninterruptible(1);
+	}
+	hog = kthread_create(resort_hog, r, "kunit-hog");
+	if (IS_ERR(hog)) {
+		WRITE_ONCE(r->no_hog, true);
+		return false;
+	}
+	kthread_bind(hog, other->cpu);
+	wake_up_process(hog);
+	wait_for_completion(&r->hogging);
+	return true;
+}
+
+static void resort_func(struct blitz_job *job)
+{
+	struct resort *r = container_of(job, struct resort, job);
+
+	if (!resort_hold(r)) {
+		r->skipped = true;
+		complete(&r->other_done);
+		goto out;
+	}
+	mutex_lock(&r->lock);
+	WRITE_ONCE(r->holder, current);
+	WARN_ON(blitz_call(r->pool[1], resort_call, r));
+	WRITE_ONCE(r->holder, NULL);
+	mutex_unlock(&r->lock);
+out:
+	complete(&r->done);
+}
+
+/*
+ * Submit the job of A on the CPU of B's and C's workers, from an IPI:
+ * onto the queue of A's worker there, which then usually runs it.
+ */
+static void resort_submit(void *arg)
+{
+	struct resort *r = arg;
+
+	r->submitted = blitz_submit(r->pool[0], &r->job);
+}
+
+static void wait_test_last_resort(struct kunit *test)
+{
+	/* Not test-managed: on a deadlock the stuck calls use it. */
+	struct resort *r;
+	int round, held = 0, skipped = 0;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	mutex_init(&r->lock);
+	r->pool[0] = blitz_pool_create("kunit-resort-a", 2);
+	r->pool[1] = blitz_pool_create("kunit-resort-b", 1);
+	r->pool[2] = blitz_pool_create("kunit-resort-c", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(r->pool[0]));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(r->pool[1]));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(r->pool[2]));
+	for (round = 0; round < 40 && held < 5; round++) {
+		blitz_job_init(&r->job, resort_func);
+		blitz_job_init(&r->other, resort_other);
+		init_completion(&r->started);
+		init_completion(&r->done);
+		init_completion(&r->other_done);
+		init_completion(&r->hogging);
+		r->hog_done = false;
+		r->in_hog = false;
+		r->skipped = false;
+		smp_call_function_single(r->pool[1]->workers[0]->cpu,
+					 resort_submit, r, 1);
+		KUNIT_ASSERT_EQ(test, r->submitted, 0);
+		if (!wait_for_completion_timeout(&r->done, 30 * HZ) ||
+		    !wait_for_completion_timeout(&r->other_done, 30 * HZ)) {
+			KUNIT_FAIL(test, "round %d deadlocked", round);
+			return;
+		}
+		KUNIT_EXPECT_FALSE(test, r->not_asleep);
+		KUNIT_EXPECT_FALSE(test, r->no_hog);
+		KUNIT_EXPECT_FALSE(test, r->not_started);
+		KUNIT_EXPECT_FALSE_MSG(test, r->on_holder,
+				       "round %d: the waiter took the call with a worker idle",
+				       round);
+		KUNIT_EXPECT_FALSE(test, r->gave_up);
+		if (r->not_asleep || r->no_hog || r->not_started ||
+		    r->on_holder || r->gave_up)
+			break;
+		held += r->in_hog;
+		skipped += r->skipped;
+	}
+	kunit_info(test, "%d of %d rounds called while the CPU was held, %d skipped",
+		   held, round, skipped);
+	KUNIT_EXPECT_GE(test, held, 5);
+	blitz_pool_destroy(r->pool[0]);
+	blitz_pool_destroy(r->pool[1]);
+	blitz_pool_destroy(r->pool[2]);
+	kfree(r);
+}
+
 static struct kunit_case wait_test_cases[] = {
 	KUNIT_CASE(wait_test_no_stranger),
 	KUNIT_CASE(wait_test_a_submits),
@@ -699,6 +896,7 @@ static struct kunit_case wait_test_cases[] = {
 	KUNIT_CASE(wait_test_cross_unlinked),
 	KUNIT_CASE(wait_test_cross_taken_join),
 	KUNIT_CASE(wait_test_mail_pair),
+	KUNIT_CASE(wait_test_last_resort),
 	{}
 };
 
