@@ -561,9 +561,9 @@ static void blitz_call_kick(struct blitz_worker *w, bool for_calls)
 }
 
 /*
- * Kick the workers of @pool waiting in calls that take calls: calls are
- * queued, and none may be left to take them but those waiters. After a
- * full barrier (the caller's). Task context.
+ * Kick the workers of @pool waiting in calls that take calls, to look at
+ * the pool's calls again: calls were queued, or the last idle worker
+ * turned busy. After a full barrier (the caller's). Task context.
  */
 void blitz_kick_callers(struct blitz_pool *pool)
 {
@@ -591,8 +591,8 @@ static void blitz_post_calls(struct blitz_pool *pool)
 /*
  * Queue call @job, made by a worker of another pool, or for a waiter that
  * cannot run it (see blitz_call_deliver()), on @pool's calls, where any
- * worker of @pool takes it: one looking for work, or one waiting in a
- * call itself. The caller keeps @pool alive.
+ * worker of @pool takes it: one looking for work, or, as a last resort,
+ * one waiting in a call itself. The caller keeps @pool alive.
  */
 void blitz_queue_call(struct blitz_pool *pool, struct blitz_job *job)
 {
@@ -609,10 +609,10 @@ void blitz_queue_call(struct blitz_pool *pool, struct blitz_job *job)
  * the worker is busy with a call it took, or with mail, which may wait
  * for @f in turn, through any number of joins and calls on other
  * workers: @f goes on its pool's calls, where any worker of the pool
- * takes it, that worker too once back in its loop. Decided under
- * call_lock, against the worker's own marks (blitz_call_mark()). Once
- * queued, @f may run and return at once; @o stays valid: its function
- * is still running, somewhere below us.
+ * takes it (that worker too, back in its loop, as a last resort).
+ * Decided under call_lock, against the worker's own marks
+ * (blitz_call_mark()). Once queued, @f may run and return at once; @o
+ * stays valid: its function is still running, somewhere below us.
  */
 static void blitz_call_deliver(struct blitz_call_frame *o,
 			       struct blitz_call_frame *f)
@@ -668,7 +668,8 @@ struct blitz_job *blitz_take_call(struct blitz_pool *pool)
  * takes a lock that job holds; an idle worker runs it on a stack of its
  * own, and the post that queued it woke one if none was awake. The last
  * idle worker to turn busy kicks the waiters if calls are queued then
- * (blitz_idle_work_found()).
+ * (blitz_wait_until()). Best effort: a worker busy at that moment may be
+ * free a moment later, and a worker counted idle may wait for its CPU.
  */
 static bool blitz_call_last_resort(struct blitz_call_frame *f)
 {
@@ -682,12 +683,14 @@ static bool blitz_call_last_resort(struct blitz_call_frame *f)
  * Whether the worker waiting on @f has something to run: calls in its
  * mailbox, or calls queued on its pool's calls that it should take. Not
  * the calls_queued bit, which lags the queueing: a waiter must not sleep
- * on a call whose kick came before its sleepy latch. The queuer's kick
- * comes after its queueing, whatever it finds; the last idle worker's,
- * after its fully ordered decrement of the idle count: either the
- * waiter, after its fully ordered get_sleepy(), sees the call and no
- * idle worker, or one of those kicks sees it sleepy
- * (litmus/call-last-idle.litmus).
+ * on a call whose kick came before its sleepy latch. The queuer kicks
+ * after its queueing, whatever it finds; the last idle worker to turn
+ * busy, after its fully ordered decrement of the idle count, if it sees
+ * calls queued. Either the waiter, after its fully ordered
+ * get_sleepy(), sees the call and no worker idle, or one of those kicks
+ * sees it sleepy (litmus/call-last-idle.litmus), or a worker it saw idle
+ * takes the call: an idle worker looks at the calls before it sleeps
+ * (blitz_has_work()), and the post wakes one if none is awake.
  */
 static bool blitz_call_ready(void *arg)
 {
@@ -719,27 +722,30 @@ static bool blitz_call_mark(struct blitz_worker *w, struct blitz_call_frame *f,
 
 /*
  * Run the oldest call in @f's mailbox, and queue the others on our pool's
- * calls, where any worker of the pool takes them, and we do once back in
- * our loop. The call we run may wait for a later one (two branches of
- * the function we wait on called back at once, and the first waits for
- * the second): kept on a list of our own, that one would wait for us.
+ * calls, where any worker of the pool takes them (we do too, back in our
+ * loop, as a last resort). The call we run may wait for a later one (two
+ * branches of the function we wait on called back at once, and the first
+ * waits for the second): kept on a list of our own, that one would wait
+ * for us. Short of stack, we queue them all, oldest first: any worker of
+ * our pool will do.
  */
 static void blitz_call_run_mail(struct blitz_worker *w,
 				struct blitz_call_frame *f)
 {
+	bool run = !blitz_stack_below(BLITZ_RUN_STACK);
 	struct blitz_job *job, *next, *first;
-	struct llist_node *list;
+	struct llist_node *list, *rest;
 
 	/* Marked first: the mailbox takes no more until we are back. */
 	blitz_call_mark(w, f, true, false);
 	list = llist_reverse_order(llist_del_all(&f->mailbox));
 	first = llist_entry(list, struct blitz_job, node);
-	llist_for_each_entry_safe(job, next, list->next, node)
-		blitz_queue_call(w->pool, job);
-	/* Short of stack: any worker of our pool will do. */
-	if (blitz_stack_below(BLITZ_RUN_STACK))
+	rest = list->next;
+	if (!run)
 		blitz_queue_call(w->pool, first);
-	else
+	llist_for_each_entry_safe(job, next, rest, node)
+		blitz_queue_call(w->pool, job);
+	if (run)
 		blitz_execute(w, first);
 	blitz_call_mark(w, f, false, false);
 }

@@ -149,13 +149,6 @@ u64 blitz_idle_work_found(struct blitz_worker *w)
 
 	if (blitz_sleeping(c) && !blitz_awake_idle(c) && blitz_has_work(pool))
 		blitz_wake_one(pool, w->index + 1);
-	/*
-	 * No worker idle now: the waiters in calls are the last resort for
-	 * calls queued (join.c). The decrement is fully ordered before our
-	 * look at them (litmus/call-last-idle.litmus).
-	 */
-	if (!blitz_inactive(c) && !blitz_inject_empty(&pool->calls))
-		blitz_kick_callers(pool);
 	return c;
 }
 

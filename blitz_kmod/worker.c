@@ -289,6 +289,14 @@ static void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
 		blitz_race_window(BLITZ_RACE_LATCH_EXIT);
 		/* Active again, with a job or with whatever made us wait. */
 		c = blitz_idle_work_found(w);
+		/*
+		 * The last idle worker: the waiters in calls are the last
+		 * resort for calls queued (join.c). Our decrement is fully
+		 * ordered before the look (litmus/call-last-idle.litmus). Not
+		 * in blitz_idle_yield(): we look again after the yield.
+		 */
+		if (!blitz_inactive(c) && !blitz_inject_empty(&pool->calls))
+			blitz_kick_callers(pool);
 		if (job) {
 			blitz_share_busy(w, c);
 			blitz_execute(w, job);
