@@ -819,8 +819,9 @@ static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
  * another pool, the caller waits the way a joiner does: it runs no
  * submitted job, group job or join frame, but it does run the calls back
  * into its own pool that @fn (or what @fn joins or calls) makes, and,
- * with half the stack left, the calls that other pools' workers make
- * into its pool, so calls across pools do not deadlock.
+ * with half the stack left and no worker of its pool idle, the calls
+ * that other pools' workers make into its pool, so calls across pools
+ * do not deadlock.
  *
  * Context: process context or a blitz job; sleeps until @fn returns.
  * Return: 0 once @fn has returned; -EINVAL for a NULL @fn; -ESHUTDOWN
