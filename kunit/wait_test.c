@@ -791,13 +791,11 @@ static bool resort_hold(struct resort *r)
 		}
 		schedule_timeout_uninterruptible(1);
 	}
-	hog = kthread_create(resort_hog, r, "kunit-hog");
+	hog = kthread_run_on_cpu(resort_hog, r, other->cpu, "kunit-hog/%u");
 	if (IS_ERR(hog)) {
 		WRITE_ONCE(r->no_hog, true);
 		return false;
 	}
-	kthread_bind(hog, other->cpu);
-	wake_up_process(hog);
 	wait_for_completion(&r->hogging);
 	return true;
 }
