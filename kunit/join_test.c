@@ -11,6 +11,7 @@
 
 #include "../blitz_kmod/blitz.h"
 #include "../selftests/fib.h"
+#include "test_race.h"
 #include "test_stack.h"
 
 /* === fib through a join at every node (selftests/fib.h) === */
@@ -339,18 +340,13 @@ static void late_job(struct blitz_job *job)
 static void join_test_late_frame(struct kunit *test)
 {
 	struct late *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
-	unsigned long mask = blitz_race_mask;
-	unsigned int delay = blitz_race_delay_us;
-	unsigned int every = blitz_race_every;
+	struct blitz_test_race race;
 	int round;
 
 	KUNIT_ASSERT_NOT_NULL(test, l);
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "a stolen join needs two CPUs");
-	WRITE_ONCE(blitz_race_mask, BIT(BLITZ_RACE_LEAPFROG));
-	WRITE_ONCE(blitz_race_every, 1);
-	WRITE_ONCE(blitz_race_delay_us, 50000);
-	static_branch_enable(&blitz_race_key);
+	blitz_test_race_open(&race, BIT(BLITZ_RACE_LEAPFROG), 1, 50000);
 	for (round = 0; round < 10; round++) {
 		memset(l, 0, sizeof(*l));
 		blitz_job_init(&l->job, late_job);
@@ -377,10 +373,7 @@ static void join_test_late_frame(struct kunit *test)
 		if (l->b2_late)
 			break;
 	}
-	static_branch_disable(&blitz_race_key);
-	WRITE_ONCE(blitz_race_delay_us, delay);
-	WRITE_ONCE(blitz_race_mask, mask);
-	WRITE_ONCE(blitz_race_every, every);
+	blitz_test_race_close(&race);
 }
 
 /* === Nesting and joins inside submitted jobs === */

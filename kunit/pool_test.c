@@ -12,6 +12,7 @@
 #include <linux/string.h>
 
 #include "../blitz_kmod/blitz.h"
+#include "test_race.h"
 
 static void pool_test_nop(void *arg)
 {
@@ -339,9 +340,7 @@ static int race_submitter(void *arg)
 static void pool_test_submit_races_destroy(struct kunit *test)
 {
 	struct race_submit *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
-	unsigned long mask = blitz_race_mask;
-	unsigned int delay = blitz_race_delay_us;
-	unsigned int every = blitz_race_every;
+	struct blitz_test_race race;
 	struct task_struct *t;
 	atomic_t runs;
 	int round;
@@ -352,10 +351,7 @@ static void pool_test_submit_races_destroy(struct kunit *test)
 	 * Only the submitter's window, long enough for destroy, with the RCU
 	 * grace periods of percpu_ref_kill() and its own, to run through it.
 	 */
-	WRITE_ONCE(blitz_race_mask, BIT(BLITZ_RACE_INJECT_WAKE));
-	WRITE_ONCE(blitz_race_every, 2);
-	WRITE_ONCE(blitz_race_delay_us, 200000);
-	static_branch_enable(&blitz_race_key);
+	blitz_test_race_open(&race, BIT(BLITZ_RACE_INJECT_WAKE), 2, 200000);
 	for (round = 0; round < 50; round++) {
 		r->pool = blitz_pool_create("kunit-race", 1);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(r->pool));
@@ -371,10 +367,7 @@ static void pool_test_submit_races_destroy(struct kunit *test)
 		blitz_pool_destroy(r->pool);
 		kthread_stop(t);
 	}
-	static_branch_disable(&blitz_race_key);
-	WRITE_ONCE(blitz_race_delay_us, delay);
-	WRITE_ONCE(blitz_race_mask, mask);
-	WRITE_ONCE(blitz_race_every, every);
+	blitz_test_race_close(&race);
 	KUNIT_EXPECT_EQ(test, atomic_read(&runs), 50);
 }
 
