@@ -226,7 +226,7 @@ static void blitz_group_run_own(struct blitz_worker *w,
 	do {
 		blitz_group_help(w, group);
 		list = blitz_inject_take_if(&w->inject, blitz_group_match,
-					    group);
+					    group, UINT_MAX);
 		if (!blitz_inject_empty(&w->inject))
 			blitz_new_jobs(w->pool, w->index + 1);
 		llist_for_each_entry_safe(job, next, list, node)

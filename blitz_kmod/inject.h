@@ -155,17 +155,19 @@ static inline struct llist_node *blitz_inject_take(struct blitz_inject *q,
 }
 
 /*
- * Take the jobs of @q that @match, oldest first, NULL-terminated; the
- * others stay, in order, all on the backlog. O(jobs queued), under the
- * takers' lock: for a rare path (a waiter looking for its group's jobs),
- * whose caller posts the jobs it moved to the backlog. Task context.
+ * Take the oldest jobs of @q that @match, at most @max, oldest first,
+ * NULL-terminated; the others stay, in order, all on the backlog.
+ * O(jobs queued), under the takers' lock: for rare paths (a waiter
+ * looking for its group's jobs, or for its own calls back), whose caller
+ * posts the jobs it moved to the backlog. Task context.
  */
 static inline struct llist_node *
 blitz_inject_take_if(struct blitz_inject *q,
 		     bool (*match)(struct llist_node *node, void *arg),
-		     void *arg)
+		     void *arg, unsigned int max)
 {
 	struct llist_node *head, **pp, *taken = NULL, **tail = &taken;
+	unsigned int n = 0;
 
 	raw_spin_lock(&q->lock);
 	/* The list after the backlog: it is newer. */
@@ -173,8 +175,9 @@ blitz_inject_take_if(struct blitz_inject *q,
 	for (pp = &head; *pp; pp = &(*pp)->next)
 		;
 	*pp = llist_reverse_order(llist_del_all(&q->list));
-	for (pp = &head; *pp; ) {
+	for (pp = &head; *pp && n < max; ) {
 		if (match(*pp, arg)) {
+			n++;
 			*tail = *pp;
 			tail = &(*pp)->next;
 			*pp = *tail;
