@@ -63,6 +63,12 @@
 /* Looks at the thief's deque before a waiting joiner sleeps. */
 #define BLITZ_JOIN_SPINS	64
 
+/*
+ * A blitz_call() in progress, on the caller's stack. @serves: for a call
+ * back, the frame of the waiter it serves; @spills: how many calls back
+ * for this frame went to the pool's calls (blitz_call_spill());
+ * @spills_seen: that count at the waiter's last look there.
+ */
 struct blitz_call_frame {
 	struct blitz_job job;
 	void (*fn)(void *arg);
@@ -73,6 +79,9 @@ struct blitz_call_frame {
 	struct blitz_call_frame *parent;
 	struct llist_head mailbox;
 	struct blitz_call_frame *outer;
+	struct blitz_call_frame *serves;
+	atomic_t spills;
+	int spills_seen;
 	bool takes_calls;
 	bool running;
 };
@@ -603,16 +612,51 @@ void blitz_queue_call(struct blitz_pool *pool, struct blitz_job *job)
 }
 
 /*
+ * Queue call back @job, for the worker waiting on @o, on its pool's
+ * calls: that worker is busy on top of its wait, or short of stack. Any
+ * worker of the pool takes it; so does the waiter, once back in its loop
+ * on @o, and at once, not as a last resort: the call is part of what it
+ * waits for (blitz_call_run_own()). @o counts its calls back so queued,
+ * and its waiter is kicked after the count. Once queued, the call may run
+ * and return at once; @o stays valid: its function is still running,
+ * somewhere below us.
+ */
+static void blitz_call_spill(struct blitz_call_frame *o,
+			     struct blitz_job *job)
+{
+	struct blitz_worker *w = o->caller;
+
+	blitz_queue_call(w->pool, job);
+	blitz_race_window(BLITZ_RACE_CALL_SPILL);
+	/*
+	 * Counted after the fully ordered queueing: a waiter whose take
+	 * missed the call read the count before that take's fully ordered
+	 * llist_del_all(), so it did not count this one.
+	 */
+	atomic_inc(&o->spills);
+	/*
+	 * Orders the count before the kick's look at the latch; pairs with
+	 * the waiter's fully ordered get_sleepy() before its look at the
+	 * count: either it sees the count, or the kick sees it sleepy.
+	 * (litmus/call-spill-own.litmus)
+	 */
+	smp_mb__after_atomic();
+	raw_spin_lock(&w->pool->call_lock);
+	if (w->waiting == o)
+		blitz_call_kick(w, false);
+	raw_spin_unlock(&w->pool->call_lock);
+}
+
+/*
  * Hand call @f to the worker waiting on @o, whose function we serve: in
  * @o's mailbox, if the worker is in its loop waiting on @o, the
  * innermost frame it waits on, and not running a job on top of it. Else
  * the worker is busy with a call it took, or with mail, which may wait
  * for @f in turn, through any number of joins and calls on other
  * workers: @f goes on its pool's calls, where any worker of the pool
- * takes it (that worker too, back in its loop, as a last resort).
- * Decided under call_lock, against the worker's own marks
- * (blitz_call_mark()). Once queued, @f may run and return at once; @o
- * stays valid: its function is still running, somewhere below us.
+ * takes it, and that worker too, once back in its loop on @o
+ * (blitz_call_spill()). Decided under call_lock, against the worker's
+ * own marks (blitz_call_mark()).
  */
 static void blitz_call_deliver(struct blitz_call_frame *o,
 			       struct blitz_call_frame *f)
@@ -620,6 +664,7 @@ static void blitz_call_deliver(struct blitz_call_frame *o,
 	struct blitz_worker *w = o->caller;
 	bool mail;
 
+	f->serves = o;
 	blitz_race_window(BLITZ_RACE_CALL_DELIVER);
 	raw_spin_lock(&w->pool->call_lock);
 	mail = w->waiting == o && !o->running;
@@ -630,16 +675,31 @@ static void blitz_call_deliver(struct blitz_call_frame *o,
 	}
 	raw_spin_unlock(&w->pool->call_lock);
 	if (!mail)
-		blitz_queue_call(w->pool, &f->job);
+		blitz_call_spill(o, &f->job);
 }
 
 /*
- * Take a call queued on @pool's calls, or NULL. Task context. If calls
- * are left, post them again: if our take moved the list to the backlog, a
- * lockless look (a waiter's, a sleeper's last one) saw the queue empty
- * while we moved them. (Whether it did is known only under the queue's
- * lock; calls are few, and a post that finds everyone busy is cheap.)
+ * After a take from @pool's calls: if calls are left, post them again. If
+ * our take moved the list to the backlog, a lockless look (a waiter's, a
+ * sleeper's last one) saw the queue empty while we moved them. (Whether
+ * it did is known only under the queue's lock; calls are few, and a post
+ * that finds everyone busy is cheap.)
  */
+static void blitz_repost_calls(struct blitz_pool *pool)
+{
+	if (blitz_inject_empty(&pool->calls))
+		return;
+	/*
+	 * Orders the backlog we wrote before the post's reads of the bitmap,
+	 * counters and latches: pairs with the sleeper's and the waiter's
+	 * full barrier before their looks at the queue.
+	 * (litmus/call-take-repost.litmus)
+	 */
+	smp_mb();
+	blitz_post_calls(pool);
+}
+
+/* Take a call queued on @pool's calls, or NULL. Task context. */
 struct blitz_job *blitz_take_call(struct blitz_pool *pool)
 {
 	struct llist_node *node;
@@ -648,17 +708,29 @@ struct blitz_job *blitz_take_call(struct blitz_pool *pool)
 	node = blitz_inject_take(&pool->calls, 1, &n, &pool->calls_queued, 0);
 	if (!node)
 		return NULL;
-	if (!blitz_inject_empty(&pool->calls)) {
-		/*
-		 * Orders the backlog we wrote before the post's reads of the
-		 * bitmap, counters and latches: pairs with the sleeper's and
-		 * the waiter's full barrier before their looks at the queue.
-		 * (litmus/call-take-repost.litmus)
-		 */
-		smp_mb();
-		blitz_post_calls(pool);
-	}
+	blitz_repost_calls(pool);
 	return llist_entry(node, struct blitz_job, node);
+}
+
+/* Whether the call queued at @node is a call back for frame @arg. */
+static bool blitz_call_serves(struct llist_node *node, void *arg)
+{
+	return container_of(node, struct blitz_call_frame, job.node)->serves ==
+	       arg;
+}
+
+/*
+ * Take the oldest call back for @f queued on its pool's calls, or NULL.
+ * Task context.
+ */
+static struct blitz_job *blitz_take_own_call(struct blitz_call_frame *f)
+{
+	struct blitz_pool *pool = f->caller->pool;
+	struct llist_node *node;
+
+	node = blitz_inject_take_if(&pool->calls, blitz_call_serves, f, 1);
+	blitz_repost_calls(pool);
+	return node ? llist_entry(node, struct blitz_job, node) : NULL;
 }
 
 /*
@@ -680,23 +752,34 @@ static bool blitz_call_last_resort(struct blitz_call_frame *f)
 }
 
 /*
+ * Whether the waiter on @f has calls back for @f queued on its pool's
+ * calls that it has not looked for yet (blitz_call_spill()).
+ */
+static bool blitz_call_spilled(struct blitz_call_frame *f)
+{
+	return f->takes_calls && atomic_read(&f->spills) != f->spills_seen;
+}
+
+/*
  * Whether the worker waiting on @f has something to run: calls in its
- * mailbox, or calls queued on its pool's calls that it should take. Not
- * the calls_queued bit, which lags the queueing: a waiter must not sleep
- * on a call whose kick came before its sleepy latch. The queuer kicks
- * after its queueing, whatever it finds; the last idle worker to turn
- * busy, after its fully ordered decrement of the idle count, if it sees
- * calls queued. Either the waiter, after its fully ordered
- * get_sleepy(), sees the call and no worker idle, or one of those kicks
- * sees it sleepy (litmus/call-last-idle.litmus), or a worker it saw idle
- * takes the call: an idle worker looks at the calls before it sleeps
- * (blitz_has_work()), and the post wakes one if none is awake.
+ * mailbox, its own calls back queued on its pool's calls, or other calls
+ * queued there that it should take. Not the calls_queued bit, which lags
+ * the queueing: a waiter must not sleep on a call whose kick came before
+ * its sleepy latch. The queuer kicks after its queueing, whatever it
+ * finds; the last idle worker to turn busy, after its fully ordered
+ * decrement of the idle count, if it sees calls queued. Either the waiter,
+ * after its fully ordered get_sleepy(), sees the call and no worker idle,
+ * or one of those kicks sees it sleepy (litmus/call-last-idle.litmus), or
+ * a worker it saw idle takes the call: an idle worker looks at the calls
+ * before it sleeps (blitz_has_work()), and the post wakes one if none is
+ * awake. Its own calls back: see blitz_call_spill().
  */
 static bool blitz_call_ready(void *arg)
 {
 	struct blitz_call_frame *f = arg;
 
-	return !llist_empty(&f->mailbox) || blitz_call_last_resort(f);
+	return !llist_empty(&f->mailbox) || blitz_call_spilled(f) ||
+	       blitz_call_last_resort(f);
 }
 
 /*
@@ -723,11 +806,11 @@ static bool blitz_call_mark(struct blitz_worker *w, struct blitz_call_frame *f,
 /*
  * Run the oldest call in @f's mailbox, and queue the others on our pool's
  * calls, where any worker of the pool takes them (we do too, back in our
- * loop, as a last resort). The call we run may wait for a later one (two
- * branches of the function we wait on called back at once, and the first
- * waits for the second): kept on a list of our own, that one would wait
- * for us. Short of stack, we queue them all, oldest first: any worker of
- * our pool will do.
+ * loop). The call we run may wait for a later one (two branches of the
+ * function we wait on called back at once, and the first waits for the
+ * second): kept on a list of our own, that one would wait for us. Short
+ * of stack, we queue them all, oldest first: any worker of our pool will
+ * do.
  */
 static void blitz_call_run_mail(struct blitz_worker *w,
 				struct blitz_call_frame *f)
@@ -742,9 +825,9 @@ static void blitz_call_run_mail(struct blitz_worker *w,
 	first = llist_entry(list, struct blitz_job, node);
 	rest = list->next;
 	if (!run)
-		blitz_queue_call(w->pool, first);
+		blitz_call_spill(f, first);
 	llist_for_each_entry_safe(job, next, rest, node)
-		blitz_queue_call(w->pool, job);
+		blitz_call_spill(f, job);
 	if (run)
 		blitz_execute(w, first);
 	blitz_call_mark(w, f, false, false);
@@ -759,6 +842,34 @@ static bool blitz_call_run_taken(struct blitz_worker *w,
 	if (!blitz_call_mark(w, f, true, true))
 		return false;
 	job = blitz_take_call(w->pool);
+	if (job) {
+		blitz_stat_inc(w, BLITZ_STAT_INJECTED);
+		blitz_execute(w, job);
+	}
+	blitz_call_mark(w, f, false, false);
+	return job;
+}
+
+/*
+ * Take a call back for @f from our pool's calls and run it, if calls back
+ * were queued there since we last looked; whether to look again before
+ * sleeping: we ran one, or mail came first.
+ */
+static bool blitz_call_run_own(struct blitz_worker *w,
+			       struct blitz_call_frame *f)
+{
+	struct blitz_job *job;
+
+	if (!blitz_call_spilled(f))
+		return false;
+	if (!blitz_call_mark(w, f, true, true))
+		return true;
+	/*
+	 * Read before the take's fully ordered llist_del_all(): a call back
+	 * queued after it is counted after this read (blitz_call_spill()).
+	 */
+	f->spills_seen = atomic_read(&f->spills);
+	job = blitz_take_own_call(f);
 	if (job) {
 		blitz_stat_inc(w, BLITZ_STAT_INJECTED);
 		blitz_execute(w, job);
@@ -800,8 +911,9 @@ static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
 		if (!llist_empty(&f->mailbox)) {
 			blitz_race_window(BLITZ_RACE_CALL_MAIL);
 			blitz_call_run_mail(w, f);
-		} else if (!blitz_call_last_resort(f) ||
-			   !blitz_call_run_taken(w, f)) {
+		} else if (!blitz_call_run_own(w, f) &&
+			   (!blitz_call_last_resort(f) ||
+			    !blitz_call_run_taken(w, f))) {
 			blitz_latch_sleep(w, &f->done, blitz_call_ready, f,
 					  TASK_IDLE);
 		}
@@ -852,6 +964,7 @@ int blitz_call(struct blitz_pool *pool, void (*fn)(void *arg), void *arg)
 	}
 	blitz_latch_init(&f.done);
 	init_llist_head(&f.mailbox);
+	atomic_set(&f.spills, 0);
 	/*
 	 * The innermost frame we wait on before @fn can call back: a call
 	 * back comes to our mailbox, not to our pool's calls, where another

@@ -32,6 +32,7 @@ enum blitz_race {
 	BLITZ_RACE_CALL_DELIVER,	/* call back made, not yet delivered */
 	BLITZ_RACE_CALL_QUEUE,		/* call on a pool's calls, none kicked */
 	BLITZ_RACE_CALL_MAIL,		/* mail seen, mailbox not yet taken */
+	BLITZ_RACE_CALL_SPILL,		/* call back queued, not yet counted */
 	BLITZ_RACE_SHARE_ASK,		/* asker saw no request, not yet asked */
 	BLITZ_RACE_SHARE_KICK,		/* frame promoted, joiner not kicked */
 	BLITZ_NR_RACES,

@@ -15,6 +15,7 @@
 #include <linux/wait_bit.h>
 
 #include "../blitz_kmod/blitz.h"
+#include "test_race.h"
 #include "test_stack.h"
 
 /* === The join-wait rule === */
@@ -642,9 +643,7 @@ static void pair_func(struct blitz_job *job)
 
 static void wait_test_mail_pair(struct kunit *test)
 {
-	unsigned long mask = blitz_race_mask;
-	unsigned int delay = blitz_race_delay_us;
-	unsigned int every = blitz_race_every;
+	struct blitz_test_race race;
 	struct pair *p;
 	int round, i;
 
@@ -660,10 +659,7 @@ static void wait_test_mail_pair(struct kunit *test)
 		KUNIT_FAIL(test, "pool B: %ld", PTR_ERR(p->pool[1]));
 		return;
 	}
-	WRITE_ONCE(blitz_race_mask, BIT(BLITZ_RACE_CALL_MAIL));
-	WRITE_ONCE(blitz_race_every, 1);
-	WRITE_ONCE(blitz_race_delay_us, 50000);
-	static_branch_enable(&blitz_race_key);
+	blitz_test_race_open(&race, BIT(BLITZ_RACE_CALL_MAIL), 1, 50000);
 	for (round = 0; round < 10; round++) {
 		blitz_job_init(&p->job, pair_func);
 		for (i = 0; i < 2; i++) {
@@ -685,12 +681,56 @@ static void wait_test_mail_pair(struct kunit *test)
 		if (p->alone || p->not_stolen || p->wrong_pool)
 			break;
 	}
-	static_branch_disable(&blitz_race_key);
-	WRITE_ONCE(blitz_race_delay_us, delay);
-	WRITE_ONCE(blitz_race_mask, mask);
-	WRITE_ONCE(blitz_race_every, every);
+	blitz_test_race_close(&race);
 	blitz_pool_destroy(p->pool[0]);
 	blitz_pool_destroy(p->pool[1]);
+}
+
+/*
+ * A FIFO thread that holds a CPU for 200 ms: an idle worker there, woken,
+ * cannot run meanwhile. Its test waits for @ended before it frees it.
+ */
+struct hog {
+	struct completion started, ended;
+	bool done;
+};
+
+static int hog_func(void *arg)
+{
+	struct hog *h = arg;
+	unsigned long end = jiffies + HZ / 5;
+
+	sched_set_fifo(current);
+	complete(&h->started);
+	while (time_before(jiffies, end))
+		cpu_relax();
+	WRITE_ONCE(h->done, true);
+	complete(&h->ended);
+	return 0;
+}
+
+/*
+ * Once a worker of @pool is asleep (idle, and not about to yield), hold
+ * @cpu with @h; whether it started.
+ */
+static bool hog_start(struct hog *h, struct blitz_pool *pool, int cpu)
+{
+	unsigned long end = jiffies + 5 * HZ;
+	struct task_struct *t;
+
+	while (!blitz_sleeping(blitz_counters_load(&pool->counters))) {
+		if (time_after(jiffies, end))
+			return false;
+		schedule_timeout_uninterruptible(1);
+	}
+	init_completion(&h->started);
+	init_completion(&h->ended);
+	h->done = false;
+	t = kthread_run_on_cpu(hog_func, h, cpu, "kunit-hog/%u");
+	if (IS_ERR(t))
+		return false;
+	wait_for_completion(&h->started);
+	return true;
 }
 
 /*
@@ -713,9 +753,10 @@ struct resort {
 	struct blitz_job job, other;
 	struct mutex lock;		/* held by the job of A in its call */
 	struct task_struct *holder;
-	struct completion started, done, other_done, hogging;
-	bool not_asleep, no_hog, not_started, on_holder, gave_up;
-	bool hog_done, in_hog, skipped;
+	struct completion started, done, other_done;
+	struct hog hog;
+	bool no_hog, not_started, on_holder, gave_up;
+	bool in_hog, skipped;
 	int submitted;
 };
 
@@ -742,7 +783,7 @@ static void resort_other(struct blitz_job *job)
 {
 	struct resort *r = container_of(job, struct resort, other);
 
-	WRITE_ONCE(r->in_hog, !READ_ONCE(r->hog_done));
+	WRITE_ONCE(r->in_hog, !READ_ONCE(r->hog.done));
 	WARN_ON(blitz_call(r->pool[0], resort_locker, r));
 	complete(&r->other_done);
 }
@@ -757,46 +798,19 @@ static void resort_call(void *arg)
 		WRITE_ONCE(r->not_started, true);
 }
 
-/* Hold this CPU for 200 ms: its idle worker, woken, cannot run. */
-static int resort_hog(void *arg)
-{
-	struct resort *r = arg;
-	unsigned long end = jiffies + HZ / 5;
-
-	sched_set_fifo(current);
-	complete(&r->hogging);
-	while (time_before(jiffies, end))
-		cpu_relax();
-	WRITE_ONCE(r->hog_done, true);
-	return 0;
-}
-
 /* Hold the CPU of A's other worker, if B's and C's workers are not on it. */
 static bool resort_hold(struct resort *r)
 {
-	struct blitz_pool *pool = r->pool[0];
 	struct blitz_worker *other;
-	struct task_struct *hog;
-	unsigned long end = jiffies + 5 * HZ;
 
-	other = pool->workers[!blitz_current_worker()->index];
+	other = r->pool[0]->workers[!blitz_current_worker()->index];
 	if (other->cpu == r->pool[1]->workers[0]->cpu ||
 	    other->cpu == r->pool[2]->workers[0]->cpu)
 		return false;
-	/* Asleep: idle, and not about to yield. */
-	while (!blitz_sleeping(blitz_counters_load(&pool->counters))) {
-		if (time_after(jiffies, end)) {
-			WRITE_ONCE(r->not_asleep, true);
-			return false;
-		}
-		schedule_timeout_uninterruptible(1);
-	}
-	hog = kthread_run_on_cpu(resort_hog, r, other->cpu, "kunit-hog/%u");
-	if (IS_ERR(hog)) {
+	if (!hog_start(&r->hog, r->pool[0], other->cpu)) {
 		WRITE_ONCE(r->no_hog, true);
 		return false;
 	}
-	wait_for_completion(&r->hogging);
 	return true;
 }
 
@@ -852,8 +866,6 @@ static void wait_test_last_resort(struct kunit *test)
 		init_completion(&r->started);
 		init_completion(&r->done);
 		init_completion(&r->other_done);
-		init_completion(&r->hogging);
-		r->hog_done = false;
 		r->in_hog = false;
 		r->skipped = false;
 		smp_call_function_single(r->pool[1]->workers[0]->cpu,
@@ -864,14 +876,15 @@ static void wait_test_last_resort(struct kunit *test)
 			KUNIT_FAIL(test, "round %d deadlocked", round);
 			return;
 		}
-		KUNIT_EXPECT_FALSE(test, r->not_asleep);
+		if (!r->skipped)
+			wait_for_completion(&r->hog.ended);
 		KUNIT_EXPECT_FALSE(test, r->no_hog);
 		KUNIT_EXPECT_FALSE(test, r->not_started);
 		KUNIT_EXPECT_FALSE_MSG(test, r->on_holder,
 				       "round %d: the waiter took the call with a worker idle",
 				       round);
 		KUNIT_EXPECT_FALSE(test, r->gave_up);
-		if (r->not_asleep || r->no_hog || r->not_started ||
+		if (r->no_hog || r->not_started ||
 		    r->on_holder || r->gave_up)
 			break;
 		held += r->in_hog;
@@ -886,6 +899,165 @@ static void wait_test_last_resort(struct kunit *test)
 	kfree(r);
 }
 
+/*
+ * A call back that went to the pool's calls, because its waiter was busy
+ * running another call back on top of its wait, is still the waiter's:
+ * it takes it as soon as it is back in its loop, whatever the idle count.
+ * A job of A (two workers) calls into B, whose function joins, and each
+ * branch calls back into A: the second call back comes while A's waiter
+ * runs the first, which returns once the second is queued. A's other
+ * worker sleeps, moved to a third CPU, which a FIFO thread holds for
+ * 200 ms. A waiter that took its own calls back only as a last resort
+ * left this one to the held worker. A round counts when the first call
+ * back returned while the CPU was held. In odd rounds, the window
+ * between the second call's queueing and its count is held open for up
+ * to 50 ms: the waiter, back in its loop, finds no new count and sleeps,
+ * and the kick after the count must wake it.
+ */
+struct spill {
+	struct blitz_pool *pool[2];
+	struct blitz_job job;
+	struct hog hog;
+	struct task_struct *waiter;	/* the worker of A in the call */
+	struct completion b_started, back_started, done;
+	bool no_hog, not_stolen, not_started, not_queued, first_away;
+	bool held, hogged, on_waiter;
+};
+
+/* The first call back: returns once the second is queued on A's calls. */
+static void spill_back_first(void *arg)
+{
+	struct spill *s = arg;
+	unsigned long end = jiffies + 5 * HZ;
+
+	if (current != s->waiter)
+		WRITE_ONCE(s->first_away, true);
+	complete(&s->back_started);
+	while (blitz_inject_empty(&s->pool[0]->calls)) {
+		if (time_after(jiffies, end)) {
+			WRITE_ONCE(s->not_queued, true);
+			return;
+		}
+		cond_resched();
+	}
+	WRITE_ONCE(s->held, !READ_ONCE(s->hog.done));
+}
+
+static void spill_back_second(void *arg)
+{
+	struct spill *s = arg;
+
+	WRITE_ONCE(s->on_waiter, current == s->waiter);
+}
+
+static void spill_a(void *arg)
+{
+	struct spill *s = arg;
+
+	/* Only a thief can start b while we wait: b is stolen. */
+	if (!wait_for_completion_timeout(&s->b_started, 10 * HZ))
+		WRITE_ONCE(s->not_stolen, true);
+	WARN_ON(blitz_call(s->pool[0], spill_back_first, s));
+}
+
+static void spill_b(void *arg)
+{
+	struct spill *s = arg;
+
+	complete(&s->b_started);
+	if (!wait_for_completion_timeout(&s->back_started, 10 * HZ))
+		WRITE_ONCE(s->not_started, true);
+	WARN_ON(blitz_call(s->pool[0], spill_back_second, s));
+}
+
+/* In B, on behalf of A's waiting worker. */
+static void spill_call(void *arg)
+{
+	blitz_join(spill_a, arg, spill_b, arg);
+}
+
+static void spill_func(struct blitz_job *job)
+{
+	struct spill *s = container_of(job, struct spill, job);
+	struct blitz_pool *pool = s->pool[0];
+	struct blitz_worker *other;
+
+	s->waiter = current;
+	other = pool->workers[!blitz_current_worker()->index];
+	/* Off the CPUs of B's workers; it runs there as after a hotplug. */
+	if (set_cpus_allowed_ptr(other->task, cpumask_of(3)) ||
+	    !hog_start(&s->hog, pool, 3)) {
+		WRITE_ONCE(s->no_hog, true);
+		goto out;
+	}
+	s->hogged = true;
+	WARN_ON(blitz_call(s->pool[1], spill_call, s));
+out:
+	WARN_ON(set_cpus_allowed_ptr(other->task, cpumask_of(other->cpu)));
+	complete(&s->done);
+}
+
+static void wait_test_own_spill(struct kunit *test)
+{
+	/* Not test-managed: on a hang the stuck calls use it. */
+	struct blitz_test_race race;
+	struct spill *s;
+	int round, held = 0;
+	bool ok;
+
+	/* A's and B's workers on CPUs 0 and 1, A's idle worker on 3. */
+	if (num_online_cpus() < 4 || !cpu_online(3))
+		kunit_skip(test, "needs four CPUs");
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->pool[0] = blitz_pool_create("kunit-spill-a", 2);
+	s->pool[1] = blitz_pool_create("kunit-spill-b", 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(s->pool[0]));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(s->pool[1]));
+	for (round = 0; round < 10; round++) {
+		if (round & 1)
+			blitz_test_race_open(&race, BIT(BLITZ_RACE_CALL_SPILL),
+					     1, 50000);
+		blitz_job_init(&s->job, spill_func);
+		init_completion(&s->b_started);
+		init_completion(&s->back_started);
+		init_completion(&s->done);
+		s->held = false;
+		s->hogged = false;
+		s->on_waiter = false;
+		KUNIT_ASSERT_EQ(test, blitz_submit(s->pool[0], &s->job), 0);
+		ok = wait_for_completion_timeout(&s->done, 30 * HZ);
+		if (round & 1)
+			blitz_test_race_close(&race);
+		if (!ok) {
+			KUNIT_FAIL(test, "round %d hung", round);
+			return;
+		}
+		if (s->hogged)
+			wait_for_completion(&s->hog.ended);
+		KUNIT_EXPECT_FALSE(test, s->no_hog);
+		KUNIT_EXPECT_FALSE(test, s->not_stolen);
+		KUNIT_EXPECT_FALSE(test, s->not_started);
+		KUNIT_EXPECT_FALSE(test, s->not_queued);
+		KUNIT_EXPECT_FALSE(test, s->first_away);
+		if (s->held)
+			KUNIT_EXPECT_TRUE_MSG(test, s->on_waiter,
+					      "round %d: the waiter left its own call back to A's held worker",
+					      round);
+		if (s->no_hog || s->not_stolen || s->not_started ||
+		    s->not_queued || s->first_away ||
+		    (s->held && !s->on_waiter))
+			break;
+		held += s->held;
+	}
+	kunit_info(test, "%d of %d rounds queued while the CPU was held",
+		   held, round);
+	KUNIT_EXPECT_GE(test, held, 8);
+	blitz_pool_destroy(s->pool[0]);
+	blitz_pool_destroy(s->pool[1]);
+	kfree(s);
+}
+
 static struct kunit_case wait_test_cases[] = {
 	KUNIT_CASE(wait_test_no_stranger),
 	KUNIT_CASE(wait_test_a_submits),
@@ -895,6 +1067,7 @@ static struct kunit_case wait_test_cases[] = {
 	KUNIT_CASE(wait_test_cross_taken_join),
 	KUNIT_CASE(wait_test_mail_pair),
 	KUNIT_CASE(wait_test_last_resort),
+	KUNIT_CASE(wait_test_own_spill),
 	{}
 };
 
