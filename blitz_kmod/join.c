@@ -67,7 +67,7 @@
  * A blitz_call() in progress, on the caller's stack. @serves: for a call
  * back, the frame of the waiter it serves; @spills: how many calls back
  * for this frame went to the pool's calls (blitz_call_spill());
- * @spills_seen: that count at the waiter's last look there.
+ * @spills_seen: that count when the waiter last found none of them there.
  */
 struct blitz_call_frame {
 	struct blitz_job job;
@@ -599,9 +599,10 @@ static void blitz_post_calls(struct blitz_pool *pool)
 
 /*
  * Queue call @job, made by a worker of another pool, or for a waiter that
- * cannot run it (see blitz_call_deliver()), on @pool's calls, where any
- * worker of @pool takes it: one looking for work, or, as a last resort,
- * one waiting in a call itself. The caller keeps @pool alive.
+ * cannot run it (blitz_call_spill()), on @pool's calls, where any worker
+ * of @pool takes it: one looking for work, or one waiting in a call
+ * itself, as a last resort, or at once if the call is its own call back.
+ * The caller keeps @pool alive.
  */
 void blitz_queue_call(struct blitz_pool *pool, struct blitz_job *job)
 {
@@ -613,13 +614,14 @@ void blitz_queue_call(struct blitz_pool *pool, struct blitz_job *job)
 
 /*
  * Queue call back @job, for the worker waiting on @o, on its pool's
- * calls: that worker is busy on top of its wait, or short of stack. Any
- * worker of the pool takes it; so does the waiter, once back in its loop
- * on @o, and at once, not as a last resort: the call is part of what it
- * waits for (blitz_call_run_own()). @o counts its calls back so queued,
- * and its waiter is kicked after the count. Once queued, the call may run
- * and return at once; @o stays valid: its function is still running,
- * somewhere below us.
+ * calls: that worker is busy on top of its wait, or queues the rest of
+ * its mailbox (blitz_call_run_mail()). Any worker of the pool takes it;
+ * so does the waiter, once back in its loop on @o, and at once, not as a
+ * last resort: the call is part of what it waits for
+ * (blitz_call_run_own()). @o counts its calls back so queued, and its
+ * waiter is kicked after the count. Once queued, the call may run and
+ * return at once; @o stays valid: its function is still running (below
+ * us, or we are its waiter).
  */
 static void blitz_call_spill(struct blitz_call_frame *o,
 			     struct blitz_job *job)
@@ -641,6 +643,11 @@ static void blitz_call_spill(struct blitz_call_frame *o,
 	 * (litmus/call-spill-own.litmus)
 	 */
 	smp_mb__after_atomic();
+	/*
+	 * A waiter in a frame above @o needs no kick: it leaves that frame,
+	 * and marks itself back on @o, under call_lock after us, and then
+	 * sees the count.
+	 */
 	raw_spin_lock(&w->pool->call_lock);
 	if (w->waiting == o)
 		blitz_call_kick(w, false);
@@ -712,7 +719,10 @@ struct blitz_job *blitz_take_call(struct blitz_pool *pool)
 	return llist_entry(node, struct blitz_job, node);
 }
 
-/* Whether the call queued at @node is a call back for frame @arg. */
+/*
+ * Whether the call queued at @node is a call back for frame @arg. A
+ * pool's calls hold only call frames' jobs.
+ */
 static bool blitz_call_serves(struct llist_node *node, void *arg)
 {
 	return container_of(node, struct blitz_call_frame, job.node)->serves ==
@@ -852,13 +862,14 @@ static bool blitz_call_run_taken(struct blitz_worker *w,
 
 /*
  * Take a call back for @f from our pool's calls and run it, if calls back
- * were queued there since we last looked; whether to look again before
- * sleeping: we ran one, or mail came first.
+ * were queued there since we last found none; whether to look again
+ * before sleeping: we ran one (more may be queued), or mail came first.
  */
 static bool blitz_call_run_own(struct blitz_worker *w,
 			       struct blitz_call_frame *f)
 {
 	struct blitz_job *job;
+	int spills;
 
 	if (!blitz_call_spilled(f))
 		return false;
@@ -867,12 +878,15 @@ static bool blitz_call_run_own(struct blitz_worker *w,
 	/*
 	 * Read before the take's fully ordered llist_del_all(): a call back
 	 * queued after it is counted after this read (blitz_call_spill()).
+	 * Caught up only when the take finds none: it takes one of them.
 	 */
-	f->spills_seen = atomic_read(&f->spills);
+	spills = atomic_read(&f->spills);
 	job = blitz_take_own_call(f);
 	if (job) {
 		blitz_stat_inc(w, BLITZ_STAT_INJECTED);
 		blitz_execute(w, job);
+	} else {
+		f->spills_seen = spills;
 	}
 	blitz_call_mark(w, f, false, false);
 	return job;
@@ -964,7 +978,6 @@ int blitz_call(struct blitz_pool *pool, void (*fn)(void *arg), void *arg)
 	}
 	blitz_latch_init(&f.done);
 	init_llist_head(&f.mailbox);
-	atomic_set(&f.spills, 0);
 	/*
 	 * The innermost frame we wait on before @fn can call back: a call
 	 * back comes to our mailbox, not to our pool's calls, where another

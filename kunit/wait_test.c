@@ -900,40 +900,65 @@ static void wait_test_last_resort(struct kunit *test)
 }
 
 /*
- * A call back that went to the pool's calls, because its waiter was busy
- * running another call back on top of its wait, is still the waiter's:
- * it takes it as soon as it is back in its loop, whatever the idle count.
- * A job of A (two workers) calls into B, whose function joins, and each
- * branch calls back into A: the second call back comes while A's waiter
- * runs the first, which returns once the second is queued. A's other
- * worker sleeps, moved to a third CPU, which a FIFO thread holds for
+ * Calls back that went to the pool's calls, because their waiter was busy
+ * running another call back on top of its wait, are still the waiter's:
+ * it takes them as soon as it is back in its loop, whatever the idle
+ * count, all of them. A job of A (two workers) calls into B (three
+ * workers), whose function runs three calls back into A, through two
+ * nested joins: the first call back to start (mailed to A's
+ * waiter) returns once the other two are queued on A's calls. A's other
+ * worker sleeps, moved to a fourth CPU, which a FIFO thread holds for
  * 200 ms. A waiter that took its own calls back only as a last resort
- * left this one to the held worker. A round counts when the first call
- * back returned while the CPU was held. In odd rounds, the window
- * between the second call's queueing and its count is held open for up
- * to 50 ms: the waiter, back in its loop, finds no new count and sleeps,
- * and the kick after the count must wake it.
+ * left them to the held worker; one that took one and then slept left
+ * the other. A round counts when the first call back returned while the
+ * CPU was held. In odd rounds, the window between a call back's
+ * queueing and its count is held open for up to 50 ms: the waiter, back
+ * in its loop, finds no new count and sleeps, and the kick after the
+ * count must wake it.
  */
+#define SPILL_BACKS	3
+
 struct spill {
 	struct blitz_pool *pool[2];
 	struct blitz_job job;
 	struct hog hog;
 	struct task_struct *waiter;	/* the worker of A in the call */
-	struct completion b_started, back_started, done;
-	bool no_hog, not_stolen, not_started, not_queued, first_away;
-	bool held, hogged, on_waiter;
+	atomic_t backs, on_waiter;	/* calls back started, on the waiter */
+	struct completion done;
+	bool no_hog, not_queued, first_away, held, hogged;
 };
 
-/* The first call back: returns once the second is queued on A's calls. */
-static void spill_back_first(void *arg)
+/* Calls queued on @pool's calls: a walk under the takers' lock. */
+static unsigned int spill_queued(struct blitz_pool *pool)
+{
+	struct blitz_inject *q = &pool->calls;
+	struct llist_node *n;
+	unsigned int nr = 0;
+
+	raw_spin_lock(&q->lock);
+	for (n = q->backlog; n; n = n->next)
+		nr++;
+	/* Producers only push in front of what we walk. */
+	llist_for_each(n, READ_ONCE(q->list.first))
+		nr++;
+	raw_spin_unlock(&q->lock);
+	return nr;
+}
+
+/* A call back; the first returns once the others are queued. */
+static void spill_back(void *arg)
 {
 	struct spill *s = arg;
 	unsigned long end = jiffies + 5 * HZ;
 
+	if (atomic_inc_return(&s->backs) > 1) {
+		if (current == s->waiter)
+			atomic_inc(&s->on_waiter);
+		return;
+	}
 	if (current != s->waiter)
 		WRITE_ONCE(s->first_away, true);
-	complete(&s->back_started);
-	while (blitz_inject_empty(&s->pool[0]->calls)) {
+	while (spill_queued(s->pool[0]) < SPILL_BACKS - 1) {
 		if (time_after(jiffies, end)) {
 			WRITE_ONCE(s->not_queued, true);
 			return;
@@ -943,37 +968,25 @@ static void spill_back_first(void *arg)
 	WRITE_ONCE(s->held, !READ_ONCE(s->hog.done));
 }
 
-static void spill_back_second(void *arg)
+static void spill_one(void *arg)
 {
 	struct spill *s = arg;
 
-	WRITE_ONCE(s->on_waiter, current == s->waiter);
+	WARN_ON(blitz_call(s->pool[0], spill_back, s));
 }
 
-static void spill_a(void *arg)
+static void spill_two(void *arg)
 {
-	struct spill *s = arg;
-
-	/* Only a thief can start b while we wait: b is stolen. */
-	if (!wait_for_completion_timeout(&s->b_started, 10 * HZ))
-		WRITE_ONCE(s->not_stolen, true);
-	WARN_ON(blitz_call(s->pool[0], spill_back_first, s));
+	blitz_join(spill_one, arg, spill_one, arg);
 }
 
-static void spill_b(void *arg)
-{
-	struct spill *s = arg;
-
-	complete(&s->b_started);
-	if (!wait_for_completion_timeout(&s->back_started, 10 * HZ))
-		WRITE_ONCE(s->not_started, true);
-	WARN_ON(blitz_call(s->pool[0], spill_back_second, s));
-}
-
-/* In B, on behalf of A's waiting worker. */
+/*
+ * In B, on behalf of A's waiting worker: each call back blocks its
+ * worker, whose CPU then promotes the join's b for another.
+ */
 static void spill_call(void *arg)
 {
-	blitz_join(spill_a, arg, spill_b, arg);
+	blitz_join(spill_one, arg, spill_two, arg);
 }
 
 static void spill_func(struct blitz_job *job)
@@ -1005,48 +1018,48 @@ static void wait_test_own_spill(struct kunit *test)
 	int round, held = 0;
 	bool ok;
 
-	/* A's and B's workers on CPUs 0 and 1, A's idle worker on 3. */
+	/* A's and B's workers on CPUs 0 to 2, A's idle worker on 3. */
 	if (num_online_cpus() < 4 || !cpu_online(3))
 		kunit_skip(test, "needs four CPUs");
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	s->pool[0] = blitz_pool_create("kunit-spill-a", 2);
-	s->pool[1] = blitz_pool_create("kunit-spill-b", 2);
+	s->pool[1] = blitz_pool_create("kunit-spill-b", SPILL_BACKS);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(s->pool[0]));
 	KUNIT_ASSERT_FALSE(test, IS_ERR(s->pool[1]));
 	for (round = 0; round < 10; round++) {
+		blitz_job_init(&s->job, spill_func);
+		init_completion(&s->done);
+		atomic_set(&s->backs, 0);
+		atomic_set(&s->on_waiter, 0);
+		s->held = false;
+		s->hogged = false;
 		if (round & 1)
 			blitz_test_race_open(&race, BIT(BLITZ_RACE_CALL_SPILL),
 					     1, 50000);
-		blitz_job_init(&s->job, spill_func);
-		init_completion(&s->b_started);
-		init_completion(&s->back_started);
-		init_completion(&s->done);
-		s->held = false;
-		s->hogged = false;
-		s->on_waiter = false;
-		KUNIT_ASSERT_EQ(test, blitz_submit(s->pool[0], &s->job), 0);
-		ok = wait_for_completion_timeout(&s->done, 30 * HZ);
+		ok = !blitz_submit(s->pool[0], &s->job) &&
+		     wait_for_completion_timeout(&s->done, 30 * HZ);
 		if (round & 1)
 			blitz_test_race_close(&race);
 		if (!ok) {
-			KUNIT_FAIL(test, "round %d hung", round);
+			KUNIT_FAIL(test, "round %d: submit failed or hung",
+				   round);
 			return;
 		}
 		if (s->hogged)
 			wait_for_completion(&s->hog.ended);
 		KUNIT_EXPECT_FALSE(test, s->no_hog);
-		KUNIT_EXPECT_FALSE(test, s->not_stolen);
-		KUNIT_EXPECT_FALSE(test, s->not_started);
 		KUNIT_EXPECT_FALSE(test, s->not_queued);
 		KUNIT_EXPECT_FALSE(test, s->first_away);
+		KUNIT_EXPECT_EQ(test, atomic_read(&s->backs), SPILL_BACKS);
 		if (s->held)
-			KUNIT_EXPECT_TRUE_MSG(test, s->on_waiter,
-					      "round %d: the waiter left its own call back to A's held worker",
-					      round);
-		if (s->no_hog || s->not_stolen || s->not_started ||
-		    s->not_queued || s->first_away ||
-		    (s->held && !s->on_waiter))
+			KUNIT_EXPECT_EQ_MSG(test, atomic_read(&s->on_waiter),
+					    SPILL_BACKS - 1,
+					    "round %d: the waiter left its own calls back to A's held worker",
+					    round);
+		if (s->no_hog || s->not_queued || s->first_away ||
+		    (s->held &&
+		     atomic_read(&s->on_waiter) != SPILL_BACKS - 1))
 			break;
 		held += s->held;
 	}
