@@ -307,7 +307,10 @@ EXPORT_SYMBOL_NS_GPL(__blitz_join_slow, BLITZ_NS);
  * when asked for work does it give away the upper half of what is left,
  * as a promoted frame (Tzannes, Caragea, Barua and Vishkin, PPoPP 2010,
  * with "asked" for "the local deque is empty"). A chunk boundary is a
- * fork point: no frame newer than the loop's is open there.
+ * fork point: no frame newer than the loop's is open there. While a chunk
+ * runs, the upper half of what is left after it is a latent frame, which
+ * a request promotes as it would a join's b: at a fork in the body, or
+ * from the CPU while the body is blocked or preempted.
  *
  * A loop with an accumulator (blitz_parallel_reduce()) folds its chunks
  * into it in order; a half given away gets a fresh one, folded into the
@@ -320,10 +323,13 @@ struct blitz_loop_half {
 	u64 acc[BLITZ_REDUCE_MAX / sizeof(u64)];
 };
 
+/* A half given away, run by a thief or popped back: into a fresh acc. */
 static void blitz_loop_half_run(void *arg)
 {
 	struct blitz_loop_half *h = arg;
 
+	if (h->loop->init)
+		h->loop->init(h->loop, h->acc);
 	blitz_loop_run(blitz_current_worker(), h->loop, h->lo, h->hi, h->acc);
 }
 
@@ -344,19 +350,61 @@ static noinline void blitz_loop_split(struct blitz_worker *w,
 	};
 	unsigned int i = w->forks.depth;
 
-	if (loop->init)
-		loop->init(loop, h.acc);
 	__blitz_fork(&w->forks, &h.f, i);
 	/* Frames below i are promoted: h.f is latent[published]. */
 	blitz_promote(w);
 	blitz_loop_run(w, loop, lo, h.lo, acc);
-	if (__blitz_unfork(&w->forks, i))
+	if (__blitz_unfork(&w->forks, i)) {
 		/* The deque was full: it stayed latent. */
-		blitz_loop_run(w, loop, h.lo, hi, h.acc);
-	else
-		blitz_join_promoted(w, &h.f, i);
+		blitz_loop_run(w, loop, h.lo, hi, acc);
+		return;
+	}
+	blitz_join_promoted(w, &h.f, i);
 	if (loop->init)
 		loop->combine(loop, acc, h.acc);
+}
+
+/*
+ * Run the body on [@lo, @next), with the upper half of what is left after
+ * it, [@next, @hi), open as a latent frame: a body that blocks or is
+ * preempted, or forks, can have it promoted, as a join's b, and another
+ * worker runs it meanwhile. Without it, a body that waits for another
+ * index of its loop (a lock, a call back into its pool's caller) waited
+ * for itself. Returns whether the rest was given away, and is done.
+ */
+static noinline bool blitz_loop_step(struct blitz_worker *w,
+				     struct blitz_loop *loop,
+				     unsigned long lo, unsigned long next,
+				     unsigned long hi, void *acc)
+{
+	/* Not zeroed: the rest is written when the frame is promoted. */
+	struct blitz_loop_half h __uninitialized;
+	unsigned int i = w->forks.depth;
+	bool early;
+
+	h.f.fn = blitz_loop_half_run;
+	h.f.arg = &h;
+	h.loop = loop;
+	h.lo = next + (hi - next) / 2;
+	h.hi = hi;
+	__blitz_fork(&w->forks, &h.f, i);
+	loop->body(loop, lo, next, acc);
+	/*
+	 * Promoted already (only we lower published, at a join): run the
+	 * lower half with the frame open, as a split does.
+	 */
+	early = READ_ONCE(w->forks.published) > i;
+	if (early && next < h.lo)
+		blitz_loop_run(w, loop, next, h.lo, acc);
+	if (__blitz_unfork(&w->forks, i))
+		return false;
+	blitz_join_promoted(w, &h.f, i);
+	/* Promoted since we looked: the lower half, after, still in order. */
+	if (!early && next < h.lo)
+		blitz_loop_run(w, loop, next, h.lo, acc);
+	if (loop->init)
+		loop->combine(loop, acc, h.acc);
+	return true;
 }
 
 /**
@@ -377,7 +425,9 @@ static noinline void blitz_loop_split(struct blitz_worker *w,
  * end, and a worker that ran out of work near the end waited for the
  * other's last chunk: the halves ended up to a chunk apart. It costs a
  * run about twice log2(chunk) more calls of the body. A range of at most
- * a chunk is one call.
+ * a chunk is one call. Each range but the last runs with the upper half
+ * of what is left open as a latent frame (blitz_loop_step()), if the
+ * worker has the stack and a free slot for it.
  *
  * Context: a worker, in task context, with no latent frame newer than the
  * loop's.
@@ -389,13 +439,18 @@ void blitz_loop_run(struct blitz_worker *w, struct blitz_loop *loop,
 	unsigned long step = hi - lo > chunk ? 1 : chunk;
 
 	while (hi - lo > step) {
+		bool room = w->forks.depth < BLITZ_LATENT_MAX &&
+			    !blitz_stack_below(BLITZ_SPLIT_STACK);
+
 		if (unlikely(__blitz_fork_asked(&w->forks)) &&
-		    blitz_loop_slow(w) && w->forks.depth < BLITZ_LATENT_MAX &&
-		    !blitz_stack_below(BLITZ_SPLIT_STACK)) {
+		    blitz_loop_slow(w) && room) {
 			blitz_loop_split(w, loop, lo, hi, acc);
 			return;
 		}
-		loop->body(loop, lo, lo + step, acc);
+		if (!room)
+			loop->body(loop, lo, lo + step, acc);
+		else if (blitz_loop_step(w, loop, lo, lo + step, hi, acc))
+			return;
 		lo += step;
 		step = step < chunk / 2 ? 2 * step : chunk;
 		step = min(step, max((hi - lo) / 2, 1UL));
@@ -475,15 +530,17 @@ static void blitz_for_body(struct blitz_loop *loop, unsigned long lo,
  * @arg: passed to @fn
  *
  * The caller runs [@start, @end) in ranges, in order, and, each time
- * another worker asks for work between two ranges, gives it the upper
- * half of what is left, which it may split in turn (lazy binary
- * splitting). A range is at most @grain long: the first is one index,
- * each next one twice the last up to @grain, and none is over half of
- * what is left, so that a request is heard soon at the start and at the
- * end. An interval of at most @grain is one call. A worker with less
- * than a quarter of its stack left splits no further. Inside a worker,
- * the loop runs in that worker's pool; outside, in the default pool while
- * the caller sleeps.
+ * another worker asks for work between two ranges, gives it the upper half
+ * of what is left, which it may split in turn (lazy binary splitting).
+ * While a range runs, the upper half of what is left is offered as a
+ * join's b is: @fn may block, even until another index of the loop has
+ * run, as long as another worker of the pool is free. A range is at most
+ * @grain long: the first is one index, each next one twice the last up to
+ * @grain, and none is over half of what is left, so that a request is
+ * heard soon at the start and at the end. An interval of at most @grain is
+ * one call. A worker with less than a quarter of its stack left splits no
+ * further. Inside a worker, the loop runs in that worker's pool; outside,
+ * in the default pool while the caller sleeps.
  *
  * Context: process context or a blitz job; may sleep.
  * Return: 0; -EINVAL for @start > @end or a NULL @fn (then @fn is never

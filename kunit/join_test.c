@@ -622,6 +622,127 @@ static void join_test_loop_stack(struct kunit *test)
 			(unsigned long)(BLITZ_SPLIT_STACK - THREAD_SIZE / 16));
 }
 
+/*
+ * A loop body that waits for another index of its loop: the first index
+ * waits for the last to start. The body blocks with the rest of the
+ * range latent, and its CPU promotes the rest for the other worker, as
+ * it promotes a blocked a()'s b. Before the rest was a latent frame, a
+ * loop gave work away only between two bodies, and the first waited for
+ * itself (5 s, then gave up). Through blitz_parallel_for() and, with an
+ * accumulator that checks the ranges fold left to right, through
+ * blitz_parallel_reduce().
+ */
+#define LOOP_WAIT_N	8
+
+struct loop_wait {
+	struct completion last;
+	atomic_t hits[LOOP_WAIT_N];
+	bool gave_up, reduce;
+	int ret;
+};
+
+/* Indices folded, as a range: first and last, -1 when empty. */
+struct loop_span {
+	long first, last;
+	bool in_order;
+};
+
+static void loop_wait_index(struct loop_wait *l, unsigned long i)
+{
+	atomic_inc(&l->hits[i]);
+	if (i == 0 && !wait_for_completion_timeout(&l->last, 5 * HZ))
+		WRITE_ONCE(l->gave_up, true);
+	if (i == LOOP_WAIT_N - 1)
+		complete(&l->last);
+}
+
+static void loop_wait_for(unsigned long lo, unsigned long hi, void *arg)
+{
+	for (; lo < hi; lo++)
+		loop_wait_index(arg, lo);
+}
+
+static void loop_span_init(void *acc, void *arg)
+{
+	*(struct loop_span *)acc = (struct loop_span){ -1, -1, true };
+}
+
+static void loop_wait_fold(unsigned long lo, unsigned long hi, void *acc,
+			   void *arg)
+{
+	struct loop_span *sp = acc;
+
+	for (; lo < hi; lo++) {
+		loop_wait_index(arg, lo);
+		if (sp->first < 0)
+			sp->first = lo;
+		else if (lo != sp->last + 1)
+			sp->in_order = false;
+		sp->last = lo;
+	}
+}
+
+static void loop_span_combine(void *acc, const void *right, void *arg)
+{
+	struct loop_span *sp = acc;
+	const struct loop_span *r = right;
+
+	if (r->first < 0)
+		return;
+	if (sp->first < 0) {
+		*sp = *r;
+		return;
+	}
+	sp->in_order &= r->in_order && r->first == sp->last + 1;
+	sp->last = r->last;
+}
+
+static void loop_wait_run(void *arg)
+{
+	struct loop_wait *l = arg;
+	struct loop_span sp;
+
+	if (!l->reduce) {
+		l->ret = blitz_parallel_for(0, LOOP_WAIT_N, 1, loop_wait_for, l);
+		return;
+	}
+	l->ret = blitz_parallel_reduce(0, LOOP_WAIT_N, 1, &sp, sizeof(sp),
+				       loop_span_init, loop_wait_fold,
+				       loop_span_combine, l);
+	if (sp.first != 0 || sp.last != LOOP_WAIT_N - 1 || !sp.in_order)
+		l->ret = -ERANGE;
+}
+
+static void join_test_loop_waits(struct kunit *test)
+{
+	struct loop_wait *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	struct blitz_pool *pool;
+	int i, wrong;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	if (num_possible_cpus() < 2)
+		kunit_skip(test, "a pool of two workers needs two CPUs");
+	pool = blitz_pool_create("kunit-loop-wait", 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	for (l->reduce = false; ; l->reduce = true) {
+		init_completion(&l->last);
+		for (i = 0; i < LOOP_WAIT_N; i++)
+			atomic_set(&l->hits[i], 0);
+		l->gave_up = false;
+		KUNIT_EXPECT_EQ(test, blitz_call(pool, loop_wait_run, l), 0);
+		KUNIT_EXPECT_EQ_MSG(test, l->ret, 0, "reduce %d", l->reduce);
+		KUNIT_EXPECT_FALSE_MSG(test, l->gave_up,
+				       "reduce %d: the first index waited 5 s for the last",
+				       l->reduce);
+		for (i = 0, wrong = 0; i < LOOP_WAIT_N; i++)
+			wrong += atomic_read(&l->hits[i]) != 1;
+		KUNIT_EXPECT_EQ(test, wrong, 0);
+		if (l->reduce)
+			break;
+	}
+	blitz_pool_destroy(pool);
+}
+
 static void join_test_errors(struct kunit *test)
 {
 	struct cover c = {};
@@ -660,6 +781,7 @@ static struct kunit_case join_test_cases[] = {
 	KUNIT_CASE(join_test_full_stack),
 	KUNIT_CASE(join_test_parallel_for),
 	KUNIT_CASE(join_test_loop_stack),
+	KUNIT_CASE(join_test_loop_waits),
 	KUNIT_CASE(join_test_errors),
 	KUNIT_CASE(join_test_idle_destroy),
 	{}
