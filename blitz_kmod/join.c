@@ -380,7 +380,6 @@ static noinline bool blitz_loop_step(struct blitz_worker *w,
 	/* Not zeroed: the rest is written when the frame is promoted. */
 	struct blitz_loop_half h __uninitialized;
 	unsigned int i = w->forks.depth;
-	bool early;
 
 	h.f.fn = blitz_loop_half_run;
 	h.f.arg = &h;
@@ -389,19 +388,21 @@ static noinline bool blitz_loop_step(struct blitz_worker *w,
 	h.hi = hi;
 	__blitz_fork(&w->forks, &h.f, i);
 	loop->body(loop, lo, next, acc);
-	/*
-	 * Promoted already (only we lower published, at a join): run the
-	 * lower half with the frame open, as a split does.
-	 */
-	early = READ_ONCE(w->forks.published) > i;
-	if (early && next < h.lo)
-		blitz_loop_run(w, loop, next, h.lo, acc);
 	if (__blitz_unfork(&w->forks, i))
 		return false;
-	blitz_join_promoted(w, &h.f, i);
-	/* Promoted since we looked: the lower half, after, still in order. */
-	if (!early && next < h.lo)
+	/*
+	 * Promoted: open it again, promoted (published is above i, so our
+	 * CPU leaves it alone), and run the lower half before the join, as
+	 * a split does. Joined first, the lower half would run after the
+	 * upper, and a body that waits for a lower index would wait for
+	 * ever.
+	 */
+	if (next < h.lo) {
+		__blitz_fork(&w->forks, &h.f, i);
 		blitz_loop_run(w, loop, next, h.lo, acc);
+		WRITE_ONCE(w->forks.depth, i);
+	}
+	blitz_join_promoted(w, &h.f, i);
 	if (loop->init)
 		loop->combine(loop, acc, h.acc);
 	return true;
@@ -437,11 +438,11 @@ void blitz_loop_run(struct blitz_worker *w, struct blitz_loop *loop,
 {
 	unsigned long chunk = loop->chunk;
 	unsigned long step = hi - lo > chunk ? 1 : chunk;
+	/* The same at every boundary: same depth, same stack. */
+	bool room = w->forks.depth < BLITZ_LATENT_MAX &&
+		    !blitz_stack_below(BLITZ_SPLIT_STACK);
 
 	while (hi - lo > step) {
-		bool room = w->forks.depth < BLITZ_LATENT_MAX &&
-			    !blitz_stack_below(BLITZ_SPLIT_STACK);
-
 		if (unlikely(__blitz_fork_asked(&w->forks)) &&
 		    blitz_loop_slow(w) && room) {
 			blitz_loop_split(w, loop, lo, hi, acc);
@@ -466,8 +467,9 @@ struct blitz_loop_call {
 
 /*
  * grain 0: chunks of about 1/32 of a worker's share. A boundary costs a
- * load; the shorter ranges at the start and end of a run
- * (blitz_loop_run()) keep the chunk from bounding the imbalance.
+ * few loads and stores (a fork and an unfork); the shorter ranges at the
+ * start and end of a run (blitz_loop_run()) keep the chunk from bounding
+ * the imbalance.
  */
 static void blitz_loop_in_pool(void *arg)
 {
@@ -533,7 +535,7 @@ static void blitz_for_body(struct blitz_loop *loop, unsigned long lo,
  * another worker asks for work between two ranges, gives it the upper half
  * of what is left, which it may split in turn (lazy binary splitting).
  * While a range runs, the upper half of what is left is offered as a
- * join's b is: @fn may block, even until another index of the loop has
+ * join's b is: @fn may block, even until an index in that upper half has
  * run, as long as another worker of the pool is free. A range is at most
  * @grain long: the first is one index, each next one twice the last up to
  * @grain, and none is over half of what is left, so that a request is

@@ -3,11 +3,11 @@
  * Latent join frames: when a fork becomes visible to other workers.
  *
  * A fork (blitz_join(), inline in <linux/blitz.h>, or a parallel loop's
- * split) records its frame on its worker's private stack of open frames,
- * &blitz_forks.latent, with plain stores: no atomic, no barrier, nothing
- * another CPU reads. The frame is latent: if nobody wants work before the
- * join, b runs inline and the fork cost a few loads and stores. The
- * worker promotes its oldest latent frame, pushing it on its Chase-Lev
+ * split or step) records its frame on its worker's private stack of open
+ * frames, &blitz_forks.latent, with plain stores: no atomic, no barrier,
+ * nothing another CPU reads. The frame is latent: if nobody wants work
+ * before the join, b runs inline and the fork cost a few loads and stores.
+ * The worker promotes its oldest latent frame, pushing it on its Chase-Lev
  * deque where thieves steal it, only when someone could use it:
  *
  *  - an idle worker that found nothing asks every busy worker
