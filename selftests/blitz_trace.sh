@@ -11,7 +11,7 @@ T=/sys/kernel/tracing
 . /selftests/lib.sh
 
 echo "TAP version 13"
-echo "1..15"
+echo "1..17"
 
 insmod /modules/blitz.ko
 ok $? "insmod blitz.ko"
@@ -22,8 +22,14 @@ ncpu=$(grep -c ^processor /proc/cpuinfo)
 ok $? "tracefs has events/blitz"
 
 echo 0 > $T/tracing_on
-echo 4096 > $T/buffer_size_kb
+# Per CPU, room for every event of the run below (about 165000 over 4
+# CPUs, most on one): an event lost would make the checks below
+# meaningless, so that is checked too.
+echo 8192 > $T/buffer_size_kb
 echo > $T/trace
+# Every worker asleep first, so that the client's first submit wakes one.
+wait_asleep 50
+ok $? "every worker asleep before the run"
 echo 1 > $T/events/blitz/enable
 echo 1 > $T/tracing_on
 # Injected and local submits, joins with stolen halves, a join whose a
@@ -39,6 +45,11 @@ echo 0 > $T/events/blitz/enable
 cat $T/trace > /tmp/trace
 rmmod blitz_selftest
 grep -c ': blitz_' /tmp/trace | sed 's/^/# events: /'
+# "# entries-in-buffer/entries-written: 164767/164767   #P:4"
+grep -m 1 '^# entries-in-buffer' /tmp/trace
+kept=$(grep -m 1 '^# entries-in-buffer' /tmp/trace | awk '{ print $3 }')
+[ -n "$kept" ] && [ "${kept%/*}" = "${kept#*/}" ]
+ok $? "the trace buffer kept every event"
 
 # event NAME REGEX: NAME fired, and every line of it matches REGEX.
 event() {
