@@ -689,7 +689,7 @@ static void wait_test_mail_pair(struct kunit *test)
 /*
  * A thread that holds a CPU for 200 ms, spinning with preemption off: an
  * idle worker there, woken, cannot run meanwhile. Not a FIFO thread: 6.12's
- * fair server runs fair tasks under one (one in some 700 rounds of
+ * fair server runs fair tasks under one (about one in 100 rounds of
  * wait_test_own_spill ran the held worker within 100 ms). Its test waits
  * for @ended before it frees it.
  */
