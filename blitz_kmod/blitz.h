@@ -94,6 +94,8 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  *	   subtracted it from the sleeping count; reset by the worker
  * @stats: counters written only by this worker
  * @refs: pool references of the jobs the worker ran, not dropped yet
+ * @since_resched: jobs run with no reschedule due, counted for
+ *		   blitz_between_jobs() (worker.c)
  * @serving: the stolen frame whose b this worker runs, or NULL
  * @promoted_at: local_clock() of the last promotion asked for
  * @look: a request was made of the worker: on @cpu, has @share_timer
@@ -127,6 +129,7 @@ struct blitz_worker {
 	bool woken;
 	u64 stats[BLITZ_NR_STATS] ____cacheline_aligned_in_smp;
 	unsigned long refs;
+	unsigned int since_resched;
 	struct blitz_join_frame *serving ____cacheline_aligned_in_smp;
 	u64 promoted_at;
 	struct timer_list look;
@@ -212,6 +215,9 @@ static inline bool blitz_stack_below(unsigned long reserve)
  * for thieves. As crossbeam's injector does; at most the deque's size.
  */
 #define BLITZ_INJECT_BATCH	32
+
+/* Jobs in a row a worker runs, at most, without calling cond_resched(). */
+#define BLITZ_RESCHED_EVERY	16
 
 /* The longest pool name: [A-Za-z0-9._-], not "." or "..". */
 #define BLITZ_POOL_NAME_MAX	63
