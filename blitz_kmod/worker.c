@@ -156,7 +156,7 @@ static struct blitz_job *blitz_find_other_work(struct blitz_worker *w)
 
 /*
  * Our own deque first, inline: in a run of jobs most come from there, and
- * a call per job showed, 5% of a no-op job under emulation.
+ * under emulation a call per job costs a no-op job 3-5%.
  */
 static __always_inline struct blitz_job *blitz_find_work(struct blitz_worker *w)
 {
@@ -166,12 +166,10 @@ static __always_inline struct blitz_job *blitz_find_work(struct blitz_worker *w)
 }
 
 /*
- * As the workqueue does: a job must leave no lock, atomic or RCU section
- * that it did not find. A job that a waiting joiner runs starts under the
- * locks its caller holds (join.c), and the context is compared with what
- * it was before the job. Debug kernels also check that interrupts are on:
- * the test costs each job a flags read, which emulators make slow, and
- * the workqueue does not make it.
+ * As the workqueue does: a job must leave no lock, atomic or RCU section,
+ * nor interrupts disabled, that it did not find. A job that a waiting
+ * joiner runs starts under the locks its caller holds (join.c), and the
+ * context is compared with what it was before the job.
  */
 struct blitz_context {
 	unsigned int preempt;
@@ -189,8 +187,7 @@ static void blitz_context_save(struct blitz_context *ctx)
 static void blitz_check_leaks(const struct blitz_context *ctx,
 			      void (*func)(struct blitz_job *job))
 {
-	if (unlikely(preempt_count() != ctx->preempt ||
-		     (IS_ENABLED(CONFIG_DEBUG_ATOMIC_SLEEP) && irqs_disabled()) ||
+	if (unlikely(preempt_count() != ctx->preempt || irqs_disabled() ||
 		     lockdep_depth(current) != ctx->locks ||
 		     rcu_preempt_depth() != ctx->rcu)) {
 		pr_err("BUG: blitz job leaked atomic, lock, IRQs off or RCU: %s[%d]\n"
@@ -231,9 +228,10 @@ static void blitz_run(struct blitz_worker *w, struct blitz_job *job,
 /*
  * The preemption point between two jobs, so that a long run of them cannot
  * cause soft lockups without preemption. cond_resched() is a call: make
- * it when a reschedule is due (its own test, inline), and every
- * BLITZ_RESCHED_EVERY jobs for what else it does: report an urgent RCU
- * quiescent state (without PREEMPT_RCU), switch a livepatch transition.
+ * it when a reschedule is due (its own test, inline), and on every
+ * BLITZ_RESCHED_EVERY-th job that finds none due, for what else it does
+ * where it does it: report an urgent RCU quiescent state (without
+ * PREEMPT_RCU), move a livepatch transition on (from 6.4).
  */
 static __always_inline void blitz_between_jobs(struct blitz_worker *w)
 {
