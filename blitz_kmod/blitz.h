@@ -151,6 +151,8 @@ struct blitz_worker {
  *	  pool is being destroyed, so that outside submissions fail
  * @drained: completed when @live drops to zero after the kill
  * @shutdown: blitz_pool_destroy() has begun
+ * @credits: per CPU, references on @live taken ahead for submissions
+ *	     (pool.c, blitz_take_credit())
  * @name: unique; the debugfs directory
  * @node: on the list of all pools
  * @debugfs: the pool's debugfs directory
@@ -173,6 +175,7 @@ struct blitz_pool {
 	struct percpu_ref live ____cacheline_aligned_in_smp;
 	struct completion drained;
 	bool shutdown;
+	long __percpu *credits;
 	const char *name;
 	struct list_head node;
 	struct dentry *debugfs;
@@ -407,11 +410,11 @@ static inline bool blitz_woken_behind_us(struct blitz_worker *w)
  * ordered add read the list's head, so the llist_del_all() that takes
  * that job comes after ours and takes ours too, and that job was posted,
  * by whoever added the first job since the list was last emptied.
- * Preemption is off from the add to the post, so that a submitter is
- * never held up between the two while later jobs count on its post
- * (litmus/inject-ride-along.litmus). A burst from one CPU thus reads no
- * shared word after its first job, except while the worker it woke,
- * homed here, cannot run: then each job is posted, so that another
+ * Preemption is off (the caller's) from the add to the post, so that a
+ * submitter is never held up between the two while later jobs count on
+ * its post (litmus/inject-ride-along.litmus). A burst from one CPU thus
+ * reads no shared word after its first job, except while the worker it
+ * woke, homed here, cannot run: then each job is posted, so that another
  * worker is woken (blitz_wake_for_job()).
  *
  * From an interrupt of an idle CPU, the worker homed there can run the
@@ -429,7 +432,7 @@ static __always_inline void blitz_inject(struct blitz_pool *pool,
 	struct blitz_worker *w;
 	bool first;
 
-	preempt_disable();
+	lockdep_assert_preemption_disabled();
 	/* Any CPU will do; ours keeps the list's cache line local. */
 	cpu = smp_processor_id();
 	i = pool->cpu_worker[cpu];
@@ -440,12 +443,10 @@ static __always_inline void blitz_inject(struct blitz_pool *pool,
 		blitz_inject_mark(pool->queued, i);
 	if (blitz_on_idle_task() && w->cpu == cpu &&
 	    test_bit(i, pool->sleepers) && blitz_wake_worker(w))
-		goto out;
+		return;
 	/* blitz_inject_add() is fully ordered: no barrier of our own. */
 	if (first || blitz_woken_behind_us(w))
 		__blitz_new_jobs(pool, i);
-out:
-	preempt_enable();
 }
 
 /*

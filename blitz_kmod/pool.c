@@ -153,6 +153,7 @@ static void blitz_free_pool(struct blitz_pool *pool, unsigned int nr_started)
 		kfree_rcu(w, rcu);
 	}
 	percpu_ref_exit(&pool->live);
+	free_percpu(pool->credits);
 	bitmap_free(pool->queued);
 	bitmap_free(pool->sleepers);
 	kfree(pool->cpu_worker);
@@ -225,9 +226,11 @@ struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 	bits = round_up(nr_workers, SMP_CACHE_BYTES * BITS_PER_BYTE);
 	pool->sleepers = bitmap_zalloc(bits, GFP_KERNEL);
 	pool->queued = bitmap_zalloc(bits, GFP_KERNEL);
+	pool->credits = alloc_percpu(long);
 	if (!pool->name || !pool->cpu_worker || !pool->sleepers ||
-	    !pool->queued ||
+	    !pool->queued || !pool->credits ||
 	    percpu_ref_init(&pool->live, blitz_pool_release, 0, GFP_KERNEL)) {
+		free_percpu(pool->credits);
 		bitmap_free(pool->queued);
 		bitmap_free(pool->sleepers);
 		kfree(pool->cpu_worker);
@@ -268,6 +271,50 @@ unlock:
 }
 EXPORT_SYMBOL_NS_GPL(blitz_pool_create, BLITZ_NS);
 
+/*
+ * A job's reference on its pool comes from a per-CPU stock of credits,
+ * taken BLITZ_CREDITS at a time: each percpu_ref call has an RCU read
+ * section of its own, two calls under PREEMPT_RCU, which under emulation
+ * cost an outside submit and its job an eighth of their time. Taken with
+ * preemption off, and only by a submitter that saw no shutdown, so that
+ * destroy gives the stock back after a grace period
+ * (blitz_return_credits()). An interrupt may take and refill between our
+ * decrement and its undo: the count is never above the credits there,
+ * only below, by decrements that found none and are not yet undone, and
+ * one that leaves it non-negative took a credit.
+ */
+#define BLITZ_CREDITS	64
+
+static bool blitz_refill_credits(struct blitz_pool *pool)
+{
+	if (!percpu_ref_tryget_live(&pool->live))
+		return false;
+	percpu_ref_get_many(&pool->live, BLITZ_CREDITS);
+	this_cpu_add(*pool->credits, BLITZ_CREDITS);
+	return true;
+}
+
+static __always_inline bool blitz_take_credit(struct blitz_pool *pool)
+{
+	if (likely(this_cpu_dec_return(*pool->credits) >= 0))
+		return true;
+	blitz_race_window(BLITZ_RACE_CREDIT_UNDO);
+	this_cpu_inc(*pool->credits);
+	return blitz_refill_credits(pool);
+}
+
+/* After shutdown and a grace period: nobody takes credits any more. */
+static void blitz_return_credits(struct blitz_pool *pool)
+{
+	long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += *per_cpu_ptr(pool->credits, cpu);
+	if (n)
+		percpu_ref_put_many(&pool->live, n);
+}
+
 /**
  * blitz_pool_destroy - drain a pool, stop its workers and free it
  * @pool: the pool; NULL or an error pointer is ignored, as kfree() ignores
@@ -295,9 +342,16 @@ void blitz_pool_destroy(struct blitz_pool *pool)
 	 * refused. (litmus/destroy-shutdown-shown.litmus)
 	 */
 	smp_store_release(&pool->shutdown, true);
+	/*
+	 * Credits are taken with preemption off, by submitters that saw no
+	 * shutdown: after a grace period, none is left to take one.
+	 * (litmus/destroy-credits-return.litmus)
+	 */
+	synchronize_rcu();
+	blitz_return_credits(pool);
 	blitz_race_window(BLITZ_RACE_DESTROY_DRAIN);
 	wait_for_completion(&pool->drained);
-	/* A submitter may still be waking, in its RCU read section. */
+	/* A submitter may still be looking at the pool, with preemption off. */
 	synchronize_rcu();
 
 	/* Both at once: a create of the same name gets its directory. */
@@ -310,25 +364,24 @@ void blitz_pool_destroy(struct blitz_pool *pool)
 EXPORT_SYMBOL_NS_GPL(blitz_pool_destroy, BLITZ_NS);
 
 /*
- * Take the job's reference on @pool, in an RCU read section. From
- * outside, only while the pool is live. A job of the pool holds a
- * reference while it runs, so what it submits is accepted even while the
- * pool drains. @w is the worker of @pool that the hint names, or NULL: a
- * worker the hint missed (another worker ran on its CPU during its job)
- * is looked up only when the pool refuses, and then goes on as itself.
+ * Take the job's reference on @pool, with preemption off: a credit, while
+ * the pool is live. A job of the pool holds a reference while it runs,
+ * so what it submits is accepted even while the pool drains. @w is the
+ * worker of @pool that the hint names, or NULL: a worker the hint missed
+ * (another worker ran on its CPU during its job) is looked up only when
+ * the pool refuses, and then goes on as itself.
  */
 static __always_inline bool blitz_submit_get(struct blitz_pool *pool,
 					     struct blitz_worker **w)
 {
-	if (*w)
-		return percpu_ref_tryget(&pool->live);
-	if (likely(percpu_ref_tryget_live_rcu(&pool->live)))
+	if (likely(!READ_ONCE(pool->shutdown)) && blitz_take_credit(pool))
 		return true;
-	*w = blitz_current_worker();
-	if (*w && (*w)->pool == pool)
-		return percpu_ref_tryget(&pool->live);
-	*w = NULL;
-	return false;
+	if (!*w) {
+		*w = blitz_current_worker();
+		if (*w && (*w)->pool != pool)
+			*w = NULL;
+	}
+	return *w && percpu_ref_tryget(&pool->live);
 }
 
 /*
@@ -347,7 +400,6 @@ static __always_inline int __blitz_submit(struct blitz_pool *pool,
 					  bool call)
 {
 	struct blitz_worker *w;
-	bool pushed;
 	int ret = 0;
 
 	if (!job || !job->func || WARN_ON_ONCE(in_nmi()))
@@ -373,10 +425,10 @@ static __always_inline int __blitz_submit(struct blitz_pool *pool,
 	/*
 	 * The job takes a reference, which it drops once it has run. From
 	 * outside, the job may run and drop it before we are done waking:
-	 * the RCU read section keeps the pool until then, as destroy waits
-	 * for a grace period after the last reference.
+	 * with preemption off, we keep the pool until then, as destroy
+	 * waits for a grace period after the last reference.
 	 */
-	rcu_read_lock();
+	preempt_disable();
 	if (!blitz_submit_get(pool, &w)) {
 		ret = -ESHUTDOWN;
 		goto unlock;
@@ -404,17 +456,14 @@ static __always_inline int __blitz_submit(struct blitz_pool *pool,
 		goto unlock;
 	}
 	/* Switched out, we could see our CPU push too (share.c). */
-	preempt_disable();
-	pushed = blitz_deque_push(&w->deque, job);
-	preempt_enable();
-	if (pushed) {
+	if (blitz_deque_push(&w->deque, job)) {
 		blitz_new_jobs(pool, w->index + 1);
 	} else {
 		blitz_stat_inc(w, BLITZ_STAT_OVERFLOWS);
 		blitz_requeue(w, job);
 	}
 unlock:
-	rcu_read_unlock();
+	preempt_enable();
 	return ret;
 }
 

@@ -35,6 +35,7 @@ enum blitz_race {
 	BLITZ_RACE_CALL_SPILL,		/* call back queued, not yet counted */
 	BLITZ_RACE_SHARE_ASK,		/* asker saw no request, not yet asked */
 	BLITZ_RACE_SHARE_KICK,		/* frame promoted, joiner not kicked */
+	BLITZ_RACE_CREDIT_UNDO,		/* stock found empty, not yet undone */
 	BLITZ_NR_RACES,
 };
 

@@ -8,6 +8,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/string.h>
 
@@ -332,8 +333,8 @@ static int race_submitter(void *arg)
  * An outside blitz_submit() racing blitz_pool_destroy(): the job runs
  * (an awake worker finds it) and destroy returns while the submitter is
  * still inside blitz_submit() (the race window stretches it, between the
- * injection and the wake: inside the RCU read section, a spin that can be
- * preempted), which must keep the pool alive until it is done with it.
+ * injection and the wake: a spin with preemption off), which must keep
+ * the pool alive until it is done with it.
  * KASAN (UML) reports the use-after-free if not; on x86_64, without
  * KASAN, it may go unseen.
  */
@@ -349,7 +350,8 @@ static void pool_test_submit_races_destroy(struct kunit *test)
 	atomic_set(&runs, 0);
 	/*
 	 * Only the submitter's window, long enough for destroy, with the RCU
-	 * grace periods of percpu_ref_kill() and its own, to run through it.
+	 * grace periods of percpu_ref_kill() and its own, to run through it
+	 * if it did not wait for the submitter.
 	 */
 	blitz_test_race_open(&race, BIT(BLITZ_RACE_INJECT_WAKE), 2, 200000);
 	for (round = 0; round < 50; round++) {
@@ -451,6 +453,85 @@ static void pool_test_current_worker(struct kunit *test)
 	blitz_pool_destroy(a);
 }
 
+/*
+ * A task and an hrtimer of the same CPU (hard interrupt) take credits
+ * from its stock, the task held, at every stock it finds empty, between
+ * its decrement and the undo, where the count is below the credits held
+ * and the interrupt refills over it. Every job runs once, and destroy
+ * gets every reference back: a stock the count overstated would drain
+ * early (percpu_ref's underflow warning in the log), one it understated
+ * would never drain.
+ */
+#define CREDIT_TASK_JOBS	(64 * 16)
+#define CREDIT_IRQ_JOBS		512
+
+struct credit_job {
+	struct blitz_job job;
+	atomic_t runs;
+};
+
+struct credit_race {
+	struct blitz_pool *pool;
+	struct hrtimer timer;
+	unsigned int irq_next;
+	unsigned int refused;
+	struct credit_job jobs[CREDIT_TASK_JOBS + CREDIT_IRQ_JOBS];
+};
+
+static void credit_func(struct blitz_job *job)
+{
+	atomic_inc(&container_of(job, struct credit_job, job)->runs);
+}
+
+static enum hrtimer_restart credit_irq(struct hrtimer *t)
+{
+	struct credit_race *c = container_of(t, struct credit_race, timer);
+	struct credit_job *j = &c->jobs[CREDIT_TASK_JOBS + c->irq_next];
+
+	if (blitz_submit(c->pool, &j->job))
+		c->refused++;
+	if (++c->irq_next == CREDIT_IRQ_JOBS)
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, ns_to_ktime(20 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void pool_test_credits_irq(struct kunit *test)
+{
+	struct credit_race *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	unsigned long deadline = jiffies + 30 * HZ;
+	struct blitz_test_race race;
+	unsigned int i, refused = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->pool = blitz_pool_create("kunit-credits", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->pool));
+	for (i = 0; i < ARRAY_SIZE(c->jobs); i++)
+		blitz_job_init(&c->jobs[i].job, credit_func);
+	blitz_test_race_open(&race, BIT(BLITZ_RACE_CREDIT_UNDO), 1, 500);
+	/* One CPU's stock: the task's and its pinned timer's. */
+	migrate_disable();
+	hrtimer_init(&c->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	c->timer.function = credit_irq;
+	hrtimer_start(&c->timer, ns_to_ktime(20 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	for (i = 0; i < CREDIT_TASK_JOBS; i++)
+		if (blitz_submit(c->pool, &c->jobs[i].job))
+			refused++;
+	while (READ_ONCE(c->irq_next) < CREDIT_IRQ_JOBS &&
+	       time_before(jiffies, deadline))
+		usleep_range(100, 200);
+	hrtimer_cancel(&c->timer);
+	migrate_enable();
+	blitz_test_race_close(&race);
+	KUNIT_EXPECT_EQ(test, c->irq_next, CREDIT_IRQ_JOBS);
+	KUNIT_EXPECT_EQ(test, refused + c->refused, 0);
+	blitz_pool_destroy(c->pool);
+	for (i = 0; i < c->irq_next + CREDIT_TASK_JOBS; i++)
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&c->jobs[i].runs), 1,
+				    "job %u", i);
+}
+
 static struct kunit_case pool_test_cases[] = {
 	KUNIT_CASE(pool_test_errors),
 	KUNIT_CASE(pool_test_current_worker),
@@ -459,6 +540,7 @@ static struct kunit_case pool_test_cases[] = {
 	KUNIT_CASE(pool_test_wake_throttle),
 	KUNIT_CASE(pool_test_wake_behind_poster),
 	KUNIT_CASE(pool_test_submit_races_destroy),
+	KUNIT_CASE(pool_test_credits_irq),
 	KUNIT_CASE(pool_test_destroy_drains),
 	KUNIT_CASE_SLOW(pool_test_lost_wakeup),
 	{}
