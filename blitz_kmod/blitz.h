@@ -147,10 +147,11 @@ struct blitz_worker {
  *	      for wakers to find and claim (sleep.c)
  * @queued: bitmap of the workers whose injection queue may hold jobs, by
  *	    index: where takers look (worker.c, inject.h)
- * @live: one reference per accepted job not yet finished; killed when the
- *	  pool is being destroyed, so that outside submissions fail
+ * @live: one reference per accepted job not yet finished, and those of
+ *	  @credits; killed once destroy has taken @credits back
  * @drained: completed when @live drops to zero after the kill
- * @shutdown: blitz_pool_destroy() has begun
+ * @shutdown: blitz_pool_destroy() has begun: outside submissions are
+ *	      refused, and none takes a credit
  * @credits: per CPU, references on @live taken ahead for submissions
  *	     (pool.c, blitz_take_credit())
  * @name: unique; the debugfs directory

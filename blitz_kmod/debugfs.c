@@ -65,9 +65,7 @@ static int state_show(struct seq_file *m, void *v)
 
 	seq_printf(m, "workers=%u sleeping=%u inactive=%u jec=%u shutdown=%d\n",
 		   pool->nr_workers, blitz_sleeping(c), blitz_inactive(c),
-		   blitz_jec(c),
-		   /* Pairs with the release in blitz_pool_destroy(). */
-		   smp_load_acquire(&pool->shutdown));
+		   blitz_jec(c), READ_ONCE(pool->shutdown));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(state);

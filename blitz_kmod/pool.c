@@ -273,34 +273,33 @@ EXPORT_SYMBOL_NS_GPL(blitz_pool_create, BLITZ_NS);
 
 /*
  * A job's reference on its pool comes from a per-CPU stock of credits,
- * taken BLITZ_CREDITS at a time: each percpu_ref call has an RCU read
- * section of its own, two calls under PREEMPT_RCU, which under emulation
- * cost an outside submit and its job an eighth of their time. Taken with
- * preemption off, and only by a submitter that saw no shutdown, so that
- * destroy gives the stock back after a grace period
- * (blitz_return_credits()). An interrupt may take and refill between our
+ * taken BLITZ_CREDITS at a time. One reference per submit, in an RCU
+ * read section of the submit's own (percpu_ref's calls have one too),
+ * cost an outside job a tenth of its time under emulation: two calls
+ * under PREEMPT_RCU. Taken with preemption off, and only by a submitter
+ * that saw no shutdown: destroy gives the stock back after a grace
+ * period (blitz_return_credits()), and only then kills the reference, so
+ * a refill cannot fail. An interrupt may take and refill between our
  * decrement and its undo: the count is never above the credits there,
  * only below, by decrements that found none and are not yet undone, and
  * one that leaves it non-negative took a credit.
  */
 #define BLITZ_CREDITS	64
 
-static bool blitz_refill_credits(struct blitz_pool *pool)
+/* The stock was empty: a reference for our job, and a stock's worth. */
+static void blitz_refill_credits(struct blitz_pool *pool)
 {
-	if (!percpu_ref_tryget_live(&pool->live))
-		return false;
-	percpu_ref_get_many(&pool->live, BLITZ_CREDITS);
+	percpu_ref_get_many(&pool->live, BLITZ_CREDITS + 1);
 	this_cpu_add(*pool->credits, BLITZ_CREDITS);
-	return true;
 }
 
-static __always_inline bool blitz_take_credit(struct blitz_pool *pool)
+static __always_inline void blitz_take_credit(struct blitz_pool *pool)
 {
 	if (likely(this_cpu_dec_return(*pool->credits) >= 0))
-		return true;
+		return;
 	blitz_race_window(BLITZ_RACE_CREDIT_UNDO);
 	this_cpu_inc(*pool->credits);
-	return blitz_refill_credits(pool);
+	blitz_refill_credits(pool);
 }
 
 /* After shutdown and a grace period: nobody takes credits any more. */
@@ -335,20 +334,20 @@ void blitz_pool_destroy(struct blitz_pool *pool)
 	if (IS_ERR_OR_NULL(pool) || WARN_ON_ONCE(self && self->pool == pool))
 		return;
 
-	percpu_ref_kill(&pool->live);
 	/*
-	 * Shown by debugfs once submissions fail: pairs with the acquire in
-	 * state_show(), so that a reader that saw it has its submissions
-	 * refused. (litmus/destroy-shutdown-shown.litmus)
+	 * Outside submissions are refused from here on: a submitter that
+	 * saw shutdown, or read it after one that did, sees it again.
 	 */
-	smp_store_release(&pool->shutdown, true);
+	WRITE_ONCE(pool->shutdown, true);
 	/*
 	 * Credits are taken with preemption off, by submitters that saw no
-	 * shutdown: after a grace period, none is left to take one.
+	 * shutdown: after a grace period, none is left to take one, and the
+	 * reference can be killed, with its stock given back.
 	 * (litmus/destroy-credits-return.litmus)
 	 */
 	synchronize_rcu();
 	blitz_return_credits(pool);
+	percpu_ref_kill(&pool->live);
 	blitz_race_window(BLITZ_RACE_DESTROY_DRAIN);
 	wait_for_completion(&pool->drained);
 	/* A submitter may still be looking at the pool, with preemption off. */
@@ -365,7 +364,7 @@ EXPORT_SYMBOL_NS_GPL(blitz_pool_destroy, BLITZ_NS);
 
 /*
  * Take the job's reference on @pool, with preemption off: a credit, while
- * the pool is live. A job of the pool holds a reference while it runs,
+ * we see no shutdown. A job of the pool holds a reference while it runs,
  * so what it submits is accepted even while the pool drains. @w is the
  * worker of @pool that the hint names, or NULL: a worker the hint missed
  * (another worker ran on its CPU during its job) is looked up only when
@@ -374,8 +373,10 @@ EXPORT_SYMBOL_NS_GPL(blitz_pool_destroy, BLITZ_NS);
 static __always_inline bool blitz_submit_get(struct blitz_pool *pool,
 					     struct blitz_worker **w)
 {
-	if (likely(!READ_ONCE(pool->shutdown)) && blitz_take_credit(pool))
+	if (likely(!READ_ONCE(pool->shutdown))) {
+		blitz_take_credit(pool);
 		return true;
+	}
 	if (!*w) {
 		*w = blitz_current_worker();
 		if (*w && (*w)->pool != pool)
@@ -429,6 +430,8 @@ static __always_inline int __blitz_submit(struct blitz_pool *pool,
 	 * waits for a grace period after the last reference.
 	 */
 	preempt_disable();
+	RCU_LOCKDEP_WARN(!rcu_is_watching(),
+			 "blitz_submit() where RCU is not watching");
 	if (!blitz_submit_get(pool, &w)) {
 		ret = -ESHUTDOWN;
 		goto unlock;

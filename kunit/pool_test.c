@@ -350,8 +350,8 @@ static void pool_test_submit_races_destroy(struct kunit *test)
 	atomic_set(&runs, 0);
 	/*
 	 * Only the submitter's window, long enough for destroy, with the RCU
-	 * grace periods of percpu_ref_kill() and its own, to run through it
-	 * if it did not wait for the submitter.
+	 * grace periods of percpu_ref_kill() and its own two, to run through
+	 * it if it did not wait for the submitter.
 	 */
 	blitz_test_race_open(&race, BIT(BLITZ_RACE_INJECT_WAKE), 2, 200000);
 	for (round = 0; round < 50; round++) {
