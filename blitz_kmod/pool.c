@@ -342,8 +342,9 @@ void blitz_pool_destroy(struct blitz_pool *pool)
 	/*
 	 * Credits are taken with preemption off, by submitters that saw no
 	 * shutdown: after a grace period, none is left to take one, and the
-	 * reference can be killed, with its stock given back.
-	 * (litmus/destroy-credits-return.litmus)
+	 * reference can be killed, with its stock given back; a refill came
+	 * before. (litmus/destroy-credits-return.litmus,
+	 * litmus/destroy-refill-before-kill.litmus)
 	 */
 	synchronize_rcu();
 	blitz_return_credits(pool);
@@ -484,8 +485,8 @@ unlock:
  * submitted again or freed.
  *
  * Context: any: process, softirq or hardirq, with spinlocks held (but not
- * from NMI, nor holding a runqueue or pi_lock: it may wake a worker).
- * Never sleeps, never allocates.
+ * from NMI, nor holding a runqueue or pi_lock: it may wake a worker, nor
+ * where RCU is not watching). Never sleeps, never allocates.
  * Return: 0 when queued; -EINVAL for a NULL @job or function; -EBUSY when
  * @job is queued and has not started yet; -ESHUTDOWN when @pool is being
  * destroyed (from inside one of its jobs, submissions are still accepted

@@ -637,7 +637,7 @@ static void bt_timer_fn(struct timer_list *timer)
 
 /*
  * A submitter into a pool that is being destroyed: its submits race the
- * kill (accepted, or -ESHUTDOWN) and the drain. It must start no submit
+ * shutdown (accepted, or -ESHUTDOWN) and the drain. It must start no submit
  * once destroy has returned, so the pool's last job keeps the pool until
  * the submitter has stopped (bt_churn_last()).
  */
