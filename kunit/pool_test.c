@@ -490,7 +490,8 @@ static enum hrtimer_restart credit_irq(struct hrtimer *t)
 
 	if (blitz_submit(c->pool, &j->job))
 		c->refused++;
-	if (++c->irq_next == CREDIT_IRQ_JOBS)
+	WRITE_ONCE(c->irq_next, c->irq_next + 1);
+	if (c->irq_next == CREDIT_IRQ_JOBS)
 		return HRTIMER_NORESTART;
 	hrtimer_forward_now(t, ns_to_ktime(20 * NSEC_PER_USEC));
 	return HRTIMER_RESTART;
