@@ -9,6 +9,7 @@
  *   sleep.c     the sleep protocol: idle rounds, sleeping, waking
  *   worker.c    the worker kthread: finding and running jobs
  *   pool.c      pools, blitz_submit(), CPU hotplug
+ *   cm.c        concurrency management: blocked workers, spare workers
  *   share.c     latent join frames: share requests, promotion
  *   join.c      blitz_join(), blitz_parallel_for(), blitz_call()
  *   group.c     job groups: submit, wait, cancel
@@ -25,10 +26,12 @@
 #include <linux/blitz.h>
 #include <linux/cache.h>
 #include <linux/hrtimer.h>
+#include <linux/irq_work.h>
 #include <linux/kthread.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/minmax.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/percpu-refcount.h>
 #include <linux/preempt.h>
@@ -39,6 +42,7 @@
 #include <linux/swait.h>
 #include <linux/timer.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include "counters.h"
 #include "deque.h"
@@ -60,10 +64,18 @@ enum blitz_stat {
 	BLITZ_STAT_SHARE_REQUESTS,	/* share requests made of others */
 	BLITZ_STAT_CANCELLED,	/* jobs of a cancelled group, skipped */
 	BLITZ_STAT_SHARE_TIMER,	/* times the share timer fired */
+	BLITZ_STAT_BLOCKS,	/* times blocked in a job (cm.c) */
 	BLITZ_NR_STATS,
 };
 
 extern const char *const blitz_stat_names[BLITZ_NR_STATS];
+
+/* What a worker's blocks mean to concurrency management (cm.c). */
+enum blitz_cm_state {
+	BLITZ_CM_OFF,		/* a spare off duty, or a worker exiting */
+	BLITZ_CM_RUNNING,	/* running jobs: a block leaves its CPU */
+	BLITZ_CM_LOOKING,	/* counted idle: a preemption takes it out */
+};
 
 /**
  * struct blitz_worker - one worker kthread and what it owns
@@ -72,18 +84,23 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  *	   pointer (blitz_current_worker())
  * @deque: jobs pushed by this worker; others steal from it
  * @pool: the pool the worker belongs to
- * @task: the kthread
+ * @task: the kthread; NULL for a spare's slot whose thread exited
  * @index: position in &blitz_pool.workers
  * @cpu: the CPU the worker is bound to while that CPU is online
  * @rng: xorshift64* state for picking steal victims
  * @stop: set when the pool stops; the worker's main loop waits on it
- * @origin: the blitz_call() whose function the worker is running, directly
- *	    or through joins, or NULL; see join.c
- * @waiting: the innermost blitz_call() frame the worker waits on, or
- *	     NULL; each links to the one it waits on further down (join.c).
- *	     Written by the worker under its pool's call_lock; others read
- *	     it, and kick its latch, under that lock
  * @groups: how many jobs of groups are on the worker's stack (group.c)
+ * @spare: a spare worker, started when the workers of @cpu all block
+ * @cm: what a block or preemption of the worker means (cm.c); the
+ *	worker's own, read by its notifier, which may run in the middle of
+ *	its store (a preemption at interrupt exit): marked
+ * @blocked: the notifier counted the worker blocked in a job
+ * @idle_out: the notifier took the worker, preempted, out of the idle
+ *	      count
+ * @on_duty: a spare is to run jobs for @cpu, not wait parked; written
+ *	     under @cpu's &blitz_cm_cpu.lock
+ * @reap: a spare waited unneeded too long: the manager stops it
+ * @spare_node: on @cpu's list of spares on duty, or of those parked
  * @inject: jobs submitted from outside the pool on CPUs mapped to this
  *	    worker, and jobs the worker moved off its deque or had no room
  *	    for there (blitz_requeue()); any worker may take them (inject.h)
@@ -98,22 +115,22 @@ extern const char *const blitz_stat_names[BLITZ_NR_STATS];
  *		   blitz_between_jobs() (worker.c)
  * @serving: the stolen frame whose b this worker runs, or NULL
  * @promoted_at: local_clock() of the last promotion asked for
- * @look: a request was made of the worker: on @cpu, has @share_timer
- *	  look at it (share.c)
- * @look_queued: bit 0: @look is queued or about to be
  * @busy: running jobs, not looking for work; a hint for askers
- * @share_timer: ends a cooldown, or looks again for a blocked owner
- *		 (share.c)
- * @look_backoff: looks in a row by @share_timer that found the owner
- *		  switched out with nothing to promote; the timer's own
+ * @share_timer: ends a cooldown (share.c)
+ * @notifier: sees the worker switched out and in (cm.c)
+ * @deferred: what the notifier left to @irq_work, BLITZ_DEFER_* bits
+ * @kick: a joiner whose latch the notifier kicked, for @irq_work to wake
+ * @irq_work: wakes what the notifier could not, under the runqueue lock
  * @rcu: frees the worker after a grace period (pool.c)
  *
  * @forks (but its share), @serving and @promoted_at are the owner's, or,
- * while it is switched out, its CPU's (share.c); the share timer reads
- * @forks.depth and @serving as hints at any time.
+ * while it is switched out, its notifier's (share.c); the share timer
+ * reads @serving as a hint at any time.
  */
 struct blitz_worker {
 	struct blitz_forks forks;
+	/* Within kfree_rcu()'s reach of the start: before the deque. */
+	struct rcu_head rcu;
 	struct blitz_deque deque;
 	struct blitz_pool *pool;
 	struct task_struct *task;
@@ -121,9 +138,14 @@ struct blitz_worker {
 	int cpu;
 	u64 rng;
 	struct blitz_latch stop;
-	struct blitz_call_frame *origin;
-	struct blitz_call_frame *waiting;
 	unsigned int groups;
+	bool spare;
+	enum blitz_cm_state cm;
+	bool blocked;
+	bool idle_out;
+	bool on_duty;
+	bool reap;
+	struct list_head spare_node;
 	struct blitz_inject inject ____cacheline_aligned_in_smp;
 	struct swait_queue_head idle_wait ____cacheline_aligned_in_smp;
 	bool woken;
@@ -132,12 +154,36 @@ struct blitz_worker {
 	unsigned int since_resched;
 	struct blitz_join_frame *serving ____cacheline_aligned_in_smp;
 	u64 promoted_at;
-	struct timer_list look;
-	unsigned long look_queued;
 	bool busy ____cacheline_aligned_in_smp;
 	struct hrtimer share_timer;
-	unsigned int look_backoff;
-	struct rcu_head rcu;
+#ifdef CONFIG_PREEMPT_NOTIFIERS
+	struct preempt_notifier notifier;
+#endif
+	atomic_long_t deferred;
+	struct task_struct *kick;
+	struct irq_work irq_work;
+};
+
+/**
+ * struct blitz_cm_cpu - concurrency management of a pool on one CPU
+ * @nr_running: workers homed here that are on duty and not blocked in a
+ *		job: running, looking for work, or asleep in the sleep
+ *		protocol (unlike cmwq's, which leaves idle workers out: a
+ *		poster wakes ours)
+ * @lock: guards the lists, @nr_on_duty, @want and the spares'
+ *	  &blitz_worker.on_duty; taken in hard interrupt
+ * @on_duty: spares for this CPU on duty
+ * @parked: spares for this CPU, waiting to be put on duty
+ * @nr_on_duty: the length of @on_duty, read without the lock
+ * @want: no spare is parked here: the manager makes one
+ */
+struct blitz_cm_cpu {
+	atomic_t nr_running;
+	raw_spinlock_t lock;
+	struct list_head on_duty;
+	struct list_head parked;
+	unsigned int nr_on_duty;
+	bool want;
 };
 
 /**
@@ -158,15 +204,18 @@ struct blitz_worker {
  * @node: on the list of all pools
  * @debugfs: the pool's debugfs directory
  * @cpu_worker: for each CPU, the worker whose injection list it uses
- * @calls: blitz_call()s into the pool made by workers of other pools,
- *	   and calls back for a waiting worker busy on top of its wait: any
- *	   worker of the pool takes them, and so do its workers that wait
- *	   in calls themselves (join.c)
- * @calls_queued: bit 0: @calls may hold calls, as @queued for a worker's
- *		  injection queue (inject.h)
- * @call_lock: guards the workers' &blitz_worker.waiting, their frames'
- *	       running marks, and deliveries to their mailboxes
- * @nr_workers: size of @workers
+ * @cm: per CPU, its running workers and parked spares (cm.c)
+ * @manage: makes and stops spares (cm.c)
+ * @manage_lock: serialises @manage with destroy
+ * @stopping: destroy stops the workers: @manage does nothing more
+ * @nr_spares: spare threads alive; @manage's
+ * @max_spares: the most spares the pool may have
+ * @nr_workers: the workers made with the pool, [0, @nr_workers) of
+ *		@workers; spares follow
+ * @nr_slots: @workers in use, spares' slots included; grows only, by
+ *	      @manage, with release
+ * @capacity: size of @workers and of the bitmaps: @nr_workers +
+ *	      @max_spares
  * @workers: the workers
  */
 struct blitz_pool {
@@ -181,11 +230,16 @@ struct blitz_pool {
 	struct list_head node;
 	struct dentry *debugfs;
 	unsigned int *cpu_worker;
-	struct blitz_inject calls ____cacheline_aligned_in_smp;
-	unsigned long calls_queued;
-	raw_spinlock_t call_lock;
+	struct blitz_cm_cpu __percpu *cm;
+	struct work_struct manage;
+	struct mutex manage_lock;	/* serialises @manage with destroy */
+	bool stopping;
+	unsigned int nr_spares;
+	unsigned int max_spares;
 	unsigned int nr_workers ____cacheline_aligned_in_smp;
-	struct blitz_worker *workers[] __counted_by(nr_workers);
+	unsigned int nr_slots;
+	unsigned int capacity;
+	struct blitz_worker *workers[] __counted_by(capacity);
 };
 
 extern struct blitz_pool *blitz_default_pool;
@@ -232,7 +286,7 @@ struct blitz_idle {
 	u32 jec;
 };
 
-void blitz_idle_start(struct blitz_pool *pool, struct blitz_idle *idle);
+void blitz_idle_start(struct blitz_worker *w, struct blitz_idle *idle);
 u64 blitz_idle_work_found(struct blitz_worker *w);
 void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 			      struct blitz_latch *latch);
@@ -241,6 +295,7 @@ bool blitz_wake_worker(struct blitz_worker *w);
 void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 		       bool (*ready)(void *arg), void *arg, unsigned int state);
 bool blitz_has_work(struct blitz_pool *pool);
+void blitz_idle_handoff(struct blitz_pool *pool, u64 c, unsigned int near);
 
 /* worker.c */
 struct blitz_worker *blitz_running_lookup(void);
@@ -299,11 +354,21 @@ static inline void blitz_stat_add(struct blitz_worker *w, enum blitz_stat s,
 				  unsigned int n)
 {
 	/*
-	 * The owner writes, or its CPU's share timer while it is switched
-	 * out (share.c): an increment the owner was preempted in the middle
-	 * of may then lose the timer's. debugfs reads with READ_ONCE().
+	 * The owner writes, its notifier, and its share timer, which alone
+	 * writes its own counter. debugfs reads with READ_ONCE().
 	 */
 	WRITE_ONCE(w->stats[s], w->stats[s] + n);
+}
+
+/*
+ * The workers to look at: [0, nr_slots) of the pool's, spares included.
+ * Acquire: pairs with the manager's release (blitz_spare_create()), so
+ * every slot below is set up.
+ */
+static inline unsigned int blitz_nr_slots(struct blitz_pool *pool)
+{
+	/* Pairs with smp_store_release() in blitz_spare_create(). */
+	return smp_load_acquire(&pool->nr_slots);
 }
 
 static inline void blitz_stat_inc(struct blitz_worker *w, enum blitz_stat s)
@@ -369,9 +434,10 @@ static inline unsigned int blitz_next_sleeper(struct blitz_pool *pool,
 static inline void __blitz_new_jobs(struct blitz_pool *pool,
 				    unsigned int near)
 {
+	unsigned int n = blitz_nr_slots(pool);
 	u64 c;
 
-	if (blitz_next_sleeper(pool, 0, pool->nr_workers) == pool->nr_workers)
+	if (blitz_next_sleeper(pool, 0, n) == n)
 		return;
 	c = blitz_counters_load(&pool->counters);
 	if (!blitz_jec_is_sleepy(blitz_jec(c)) &&
@@ -474,12 +540,12 @@ static inline void blitz_requeue(struct blitz_worker *w, struct blitz_job *job)
 extern unsigned int blitz_share_interval_us;
 void blitz_share_init(struct blitz_worker *w);
 void blitz_share_exit(struct blitz_worker *w);
-void blitz_share_look(struct blitz_worker *w);
 void __blitz_share_idle(struct blitz_worker *w);
 void blitz_ask(struct blitz_worker *asker, struct blitz_worker *v);
 void blitz_ask_busy(struct blitz_worker *w);
 bool blitz_loop_slow(struct blitz_worker *w);
 void blitz_promote(struct blitz_worker *w);
+bool blitz_promote_switched_out(struct blitz_worker *w);
 void blitz_post_frames(struct blitz_worker *w);
 unsigned int __blitz_segment_open(struct blitz_worker *w);
 
@@ -535,9 +601,6 @@ static inline void blitz_share_busy(struct blitz_worker *w, u64 c)
 
 /* join.c */
 void blitz_join_stolen(struct blitz_job *job);
-void blitz_kick_callers(struct blitz_pool *pool);
-void blitz_queue_call(struct blitz_pool *pool, struct blitz_job *job);
-struct blitz_job *blitz_take_call(struct blitz_pool *pool);
 
 /**
  * struct blitz_loop - a parallel loop, with or without an accumulator
@@ -567,9 +630,40 @@ void blitz_group_done(struct blitz_group *group);
 /* pool.c */
 int blitz_submit_group(struct blitz_pool *pool, struct blitz_job *job,
 		       struct blitz_group *group);
-int blitz_submit_call(struct blitz_pool *pool, struct blitz_job *job);
+struct blitz_worker *blitz_worker_alloc(struct blitz_pool *pool,
+					unsigned int i, int cpu);
+int blitz_worker_create(struct blitz_worker *w);
 int blitz_hotplug_init(void);
 void blitz_hotplug_exit(void);
+
+/* cm.c */
+extern unsigned int blitz_max_spares;
+extern unsigned int blitz_spare_idle_ms;
+void blitz_cm_init(void);
+void blitz_cm_exit(void);
+int blitz_cm_pool_init(struct blitz_pool *pool);
+void blitz_cm_pool_stop(struct blitz_pool *pool);
+void blitz_cm_worker_init(struct blitz_worker *w);
+void blitz_cm_start(struct blitz_worker *w);
+void blitz_cm_stop(struct blitz_worker *w);
+bool blitz_spare_wait(struct blitz_worker *w);
+bool blitz_spare_leave(struct blitz_worker *w);
+
+/* Whether spare @w is not needed: another worker runs on its CPU. */
+static inline bool blitz_spare_surplus(struct blitz_worker *w)
+{
+	return atomic_read(&per_cpu_ptr(w->pool->cm, w->cpu)->nr_running) > 1;
+}
+
+/*
+ * The worker starts or stops being counted idle: with preemption off, so
+ * that its notifier never sees the count and the state disagree.
+ */
+static inline void blitz_cm_looking(struct blitz_worker *w, bool looking)
+{
+	lockdep_assert_preemption_disabled();
+	WRITE_ONCE(w->cm, looking ? BLITZ_CM_LOOKING : BLITZ_CM_RUNNING);
+}
 
 /* debugfs.c */
 void blitz_debugfs_init(void);

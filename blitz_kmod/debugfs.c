@@ -2,8 +2,9 @@
 /*
  * debugfs: blitz/<pool>/stats and blitz/<pool>/state.
  *
- * stats is a table: a header line of column names, one row per worker, a
- * "total" row. state decodes the pool's counter word on one line.
+ * stats is a table: a header line of column names, one row per worker
+ * (spares' slots too), a "total" row. state decodes the pool's counter
+ * word, and counts its blocked and spare workers, on one line.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -21,6 +22,7 @@ const char *const blitz_stat_names[BLITZ_NR_STATS] = {
 	[BLITZ_STAT_SHARE_REQUESTS] = "share_requests",
 	[BLITZ_STAT_CANCELLED]	= "cancelled",
 	[BLITZ_STAT_SHARE_TIMER] = "share_timer",
+	[BLITZ_STAT_BLOCKS]	= "blocks",
 };
 
 static struct dentry *blitz_debugfs_root;
@@ -30,15 +32,15 @@ static int stats_show(struct seq_file *m, void *v)
 	struct blitz_pool *pool = m->private;
 	u64 total[BLITZ_NR_STATS] = {};
 	struct blitz_worker *w;
-	unsigned int i;
+	unsigned int i, n = blitz_nr_slots(pool);
 	int s;
 
 	seq_puts(m, "worker cpu");
 	for (s = 0; s < BLITZ_NR_STATS; s++)
 		seq_printf(m, " %s", blitz_stat_names[s]);
-	seq_putc(m, '\n');
+	seq_puts(m, " spare\n");
 
-	for (i = 0; i < pool->nr_workers; i++) {
+	for (i = 0; i < n; i++) {
 		w = pool->workers[i];
 		seq_printf(m, "%u %d", i, w->cpu);
 		for (s = 0; s < BLITZ_NR_STATS; s++) {
@@ -47,25 +49,44 @@ static int stats_show(struct seq_file *m, void *v)
 			seq_printf(m, " %llu", val);
 			total[s] += val;
 		}
-		seq_putc(m, '\n');
+		seq_printf(m, " %d\n", w->spare);
 	}
 
 	seq_puts(m, "total -");
 	for (s = 0; s < BLITZ_NR_STATS; s++)
 		seq_printf(m, " %llu", total[s]);
-	seq_putc(m, '\n');
+	seq_puts(m, " -\n");
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(stats);
 
+/*
+ * blocked: workers blocked in a job; spares: spare threads alive, of
+ * which parked wait off duty. Each read on its own: a snapshot of moving
+ * parts.
+ */
 static int state_show(struct seq_file *m, void *v)
 {
 	struct blitz_pool *pool = m->private;
 	u64 c = blitz_counters_load(&pool->counters);
+	unsigned int i, n = blitz_nr_slots(pool);
+	unsigned int blocked = 0, spares = 0, parked = 0;
+	struct blitz_worker *w;
 
-	seq_printf(m, "workers=%u sleeping=%u inactive=%u jec=%u shutdown=%d\n",
+	for (i = 0; i < n; i++) {
+		w = pool->workers[i];
+		/* The notifier's: a snapshot will do. */
+		blocked += data_race(w->blocked);
+		/* The manager's, as it makes and stops spares: the same. */
+		if (!w->spare || !data_race(w->task))
+			continue;
+		spares++;
+		parked += !READ_ONCE(w->on_duty);
+	}
+	seq_printf(m, "workers=%u sleeping=%u inactive=%u jec=%u shutdown=%d blocked=%u spares=%u parked=%u\n",
 		   pool->nr_workers, blitz_sleeping(c), blitz_inactive(c),
-		   blitz_jec(c), READ_ONCE(pool->shutdown));
+		   blitz_jec(c), READ_ONCE(pool->shutdown), blocked, spares,
+		   parked);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(state);

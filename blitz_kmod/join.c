@@ -2,57 +2,15 @@
 /*
  * Fork-join: blitz_join(), blitz_parallel_for() and blitz_call().
  *
- * A join frame lives on the joining worker's stack: it costs no
- * allocation. A fork records it as latent (share.c): b runs inline after a
- * unless, meanwhile, the frame was promoted onto the worker's deque
- * because someone wanted work. Then the worker pops: usually b is still
- * there and runs inline too. If a thief took b, the worker waits for b's
- * latch; the thief that finishes b sets it and wakes the worker.
- *
- * The join-wait rule: while it waits, a joiner runs only work that
- * descends from its join, never an unrelated job on top of its caller's
- * stack (the caller may hold a mutex that job wants):
- *
- *  - Jobs that a submitted may sit above b on the deque. They are fire and
- *    forget, not part of the join: the joiner moves them to its injection
- *    list on its way down to b, and they run later, like any submitted job.
- *  - While the thief runs b, every frame it promotes descends from b. The
- *    joiner steals those frames, and only those (leapfrogging, Wagner and
- *    Calder): frames pushed at or above the thief's bottom index of the
- *    moment b started, and only while b runs. It asks the thief for them.
- *  - Otherwise it sleeps on b's latch. It is busy, not idle, to the sleep
- *    protocol: it is not counted, so posters never rely on it. The thief
- *    kicks it when it promotes a frame while running b itself; while the
- *    thief runs a frame it stole in turn, it kicks that frame's joiner,
- *    and ours sleeps on, though it may take those frames too.
- *
- * Calls: blitz_call() from a worker of another pool, or from a plain task,
- * submits a call frame and waits on the frame's latch the same way. A
- * worker of pool A calling into pool B stays able to run what the call
- * sends back into A: a blitz_call(A, ...) made on behalf of that call (by
- * the called function, or anything it joins or calls in turn) is handed
- * to the waiting worker through its frame's mailbox, and it runs it; or,
- * while the worker runs something on top of its wait, through A's calls
- * (below). So calls across pools do not deadlock, even with one worker
- * per pool (but for a waiter short of stack: Documentation/blitz/api.rst).
- * Each worker knows which call it serves (&blitz_worker.origin); a call
- * frame names its waiting worker and the call that worker served in turn.
- * Calls that no chain links (jobs of A into B while jobs of B into A) go
- * on the called pool's calls, where its workers waiting in calls take
- * them too: their callers wait as well, and with every worker of both
- * pools waiting, nobody else could run them. That is the one exception
- * to the join-wait rule (Documentation/blitz/design.rst). While a
- * waiting worker runs a job on top of its wait (mail, or a call it took),
- * which may wait in turn, mail for it goes on its pool's calls.
- *
- * Outside a worker, a join or loop runs inside blitz_call() on the default
- * pool.
- *
- * Stack: a latent join costs the stack of a function call, and joins nest
- * as calls do. Every job a joiner or caller runs while it waits starts
- * with at least BLITZ_JOB_STACK left: a waiting worker with less than
- * BLITZ_RUN_STACK left steals nothing, and hands mailbox calls to its
- * pool. A loop splits only with BLITZ_SPLIT_STACK left.
+ * A join frame lives on the joining worker's stack. A fork records it as
+ * latent (share.c): b runs inline after a unless the frame was promoted
+ * meanwhile. Then the worker pops it back, or, if a thief took b, waits
+ * for b's latch: it runs only frames that descend from b, stolen from
+ * the thief (leapfrogging), and otherwise sleeps, and a spare worker
+ * takes its CPU (cm.c). Jobs that a submitted are moved to the injection
+ * list on the way down to b. A call into another pool is a job of that
+ * pool, waited for the same way. Documentation/blitz/design.rst, "The
+ * join-wait rule", has the argument.
  */
 #include <linux/sched/task.h>
 
@@ -62,29 +20,6 @@
 #define BLITZ_RUN_STACK		(BLITZ_JOB_STACK + 1024)
 /* Looks at the thief's deque before a waiting joiner sleeps. */
 #define BLITZ_JOIN_SPINS	64
-
-/*
- * A blitz_call() in progress, on the caller's stack. @serves: for a call
- * back, the frame of the waiter it serves; @spills: how many calls back
- * for this frame went to the pool's calls (blitz_call_spill());
- * @spills_seen: that count when the waiter last found none of them there.
- */
-struct blitz_call_frame {
-	struct blitz_job job;
-	void (*fn)(void *arg);
-	void *arg;
-	struct blitz_latch done;
-	struct task_struct *task;
-	struct blitz_worker *caller;
-	struct blitz_call_frame *parent;
-	struct llist_head mailbox;
-	struct blitz_call_frame *outer;
-	struct blitz_call_frame *serves;
-	atomic_t spills;
-	int spills_seen;
-	bool takes_calls;
-	bool running;
-};
 
 /**
  * blitz_join_stolen - b, run by a thief
@@ -97,7 +32,6 @@ void blitz_join_stolen(struct blitz_job *job)
 	struct blitz_join_frame *f = container_of(job, struct blitz_join_frame,
 						  job);
 	struct blitz_worker *w = blitz_current_worker();
-	struct blitz_call_frame *origin = w->origin;
 	struct blitz_join_frame *serving = w->serving;
 	/*
 	 * The frame is gone once the latch is set: read the owner first. The
@@ -120,11 +54,9 @@ void blitz_join_stolen(struct blitz_job *job)
 	 * (litmus/join-thief-publish.litmus)
 	 */
 	smp_store_release(&f->thief, w);
-	w->origin = f->origin;
 	trace_blitz_join_stolen(w->pool->name, w->index, f->fn);
 	f->fn(f->arg);
 	WRITE_ONCE(w->serving, serving);
-	w->origin = origin;
 	blitz_race_window(BLITZ_RACE_JOIN_DONE);
 	if (blitz_latch_set(&f->latch))
 		wake_up_process(owner);
@@ -571,426 +503,30 @@ EXPORT_SYMBOL_NS_GPL(blitz_parallel_for, BLITZ_NS);
 
 /* === Calls into a pool === */
 
+/* A blitz_call() in progress, on the caller's stack. */
+struct blitz_call_frame {
+	struct blitz_job job;
+	void (*fn)(void *arg);
+	void *arg;
+	struct blitz_latch done;
+	struct task_struct *task;
+};
+
 /* The call's function, on a worker of the called pool. */
 static void blitz_call_func(struct blitz_job *job)
 {
 	struct blitz_call_frame *f = container_of(job, struct blitz_call_frame,
 						  job);
-	struct blitz_worker *w = blitz_current_worker();
-	struct blitz_call_frame *origin = w->origin;
 	/*
 	 * The caller may return and exit once the latch is set, and it need
 	 * not be a worker whose pool we hold: keep its task until woken.
 	 */
 	struct task_struct *task = get_task_struct(f->task);
 
-	w->origin = f;
 	f->fn(f->arg);
-	w->origin = origin;
 	if (blitz_latch_set(&f->done))
 		wake_up_process(task);
 	put_task_struct(task);
-}
-
-/*
- * The call that a worker of @pool is waiting on and that @w serves, if
- * any: from @w's call up through the calls their callers served.
- */
-static struct blitz_call_frame *blitz_call_waiter(struct blitz_worker *w,
-						  struct blitz_pool *pool)
-{
-	struct blitz_call_frame *o;
-
-	for (o = w ? w->origin : NULL; o; o = o->parent)
-		if (o->caller && o->caller->pool == pool)
-			return o;
-	return NULL;
-}
-
-/*
- * Kick the frame @w waits on, its innermost, if it takes calls or
- * @for_calls is not set. Under its pool's call_lock, which keeps that
- * frame registered, and so alive. Fully ordered before the look at its
- * latch, by the caller's queueing: either the waiter, after its fully
- * ordered get_sleepy(), sees what was queued, or the kick sees it sleepy
- * (litmus/mailbox-kick.litmus, litmus/call-waiter-kick.litmus). A waiter
- * runs a job between its looks (the frame's running), and sleeps in what
- * that job waits for: a kick then finds its latch UNSET and does nothing,
- * and nothing is put in its mailbox meanwhile (blitz_call_deliver()).
- */
-static void blitz_call_kick(struct blitz_worker *w, bool for_calls)
-{
-	struct blitz_call_frame *o = w->waiting;
-
-	lockdep_assert_held(&w->pool->call_lock);
-	if (o && (!for_calls || o->takes_calls) &&
-	    blitz_latch_kick(&o->done))
-		wake_up_process(o->task);
-}
-
-/*
- * Kick the workers of @pool waiting in calls that take calls, to look at
- * the pool's calls again: calls were queued, or the last idle worker
- * turned busy. After a full barrier (the caller's). Task context.
- */
-void blitz_kick_callers(struct blitz_pool *pool)
-{
-	unsigned int i;
-
-	raw_spin_lock(&pool->call_lock);
-	for (i = 0; i < pool->nr_workers; i++)
-		blitz_call_kick(pool->workers[i], true);
-	raw_spin_unlock(&pool->call_lock);
-}
-
-/*
- * Calls are queued on @pool's calls: post them as an injected job is
- * posted, after a full barrier (the caller's), and kick the workers
- * waiting in calls that take them.
- */
-static void blitz_post_calls(struct blitz_pool *pool)
-{
-	/* Each queueing posts: none rides along, as in blitz_inject(). */
-	__blitz_new_jobs(pool, pool->cpu_worker[raw_smp_processor_id()]);
-	blitz_race_window(BLITZ_RACE_CALL_QUEUE);
-	blitz_kick_callers(pool);
-}
-
-/*
- * Queue call @job, made by a worker of another pool, or for a waiter that
- * cannot run it (blitz_call_spill()), on @pool's calls, where any worker
- * of @pool takes it: one looking for work, or one waiting in a call
- * itself, as a last resort, or at once if the call is its own call back.
- * The caller keeps @pool alive.
- */
-void blitz_queue_call(struct blitz_pool *pool, struct blitz_job *job)
-{
-	/* Fully ordered: no barrier of our own before the post. */
-	blitz_inject_add(&pool->calls, &job->node);
-	blitz_inject_mark(&pool->calls_queued, 0);
-	blitz_post_calls(pool);
-}
-
-/*
- * Queue call back @job, for the worker waiting on @o, on its pool's
- * calls: that worker is busy on top of its wait, or queues the rest of
- * its mailbox (blitz_call_run_mail()). Any worker of the pool takes it;
- * so does the waiter, once back in its loop on @o, and at once, not as a
- * last resort: the call is part of what it waits for
- * (blitz_call_run_own()). @o counts its calls back so queued, and its
- * waiter is kicked after the count. Once queued, the call may run and
- * return at once; @o stays valid: its function is still running (below
- * us, or we are its waiter).
- */
-static void blitz_call_spill(struct blitz_call_frame *o,
-			     struct blitz_job *job)
-{
-	struct blitz_worker *w = o->caller;
-
-	blitz_queue_call(w->pool, job);
-	blitz_race_window(BLITZ_RACE_CALL_SPILL);
-	/*
-	 * Counted after the fully ordered queueing: a waiter whose take
-	 * missed the call read the count before that take's fully ordered
-	 * llist_del_all(), so it did not count this one.
-	 */
-	atomic_inc(&o->spills);
-	/*
-	 * Orders the count before the kick's look at the latch; pairs with
-	 * the waiter's fully ordered get_sleepy() before its look at the
-	 * count: either it sees the count, or the kick sees it sleepy.
-	 * (litmus/call-spill-own.litmus)
-	 */
-	smp_mb__after_atomic();
-	/*
-	 * A waiter in a frame above @o needs no kick: it leaves that frame,
-	 * and marks itself back on @o, under call_lock after us, and then
-	 * sees the count.
-	 */
-	raw_spin_lock(&w->pool->call_lock);
-	if (w->waiting == o)
-		blitz_call_kick(w, false);
-	raw_spin_unlock(&w->pool->call_lock);
-}
-
-/*
- * Hand call @f to the worker waiting on @o, whose function we serve: in
- * @o's mailbox, if the worker is in its loop waiting on @o, the
- * innermost frame it waits on, and not running a job on top of it. Else
- * the worker is busy with a call it took, or with mail, which may wait
- * for @f in turn, through any number of joins and calls on other
- * workers: @f goes on its pool's calls, where any worker of the pool
- * takes it, and that worker too, once back in its loop on @o
- * (blitz_call_spill()). Decided under call_lock, against the worker's
- * own marks (blitz_call_mark()).
- */
-static void blitz_call_deliver(struct blitz_call_frame *o,
-			       struct blitz_call_frame *f)
-{
-	struct blitz_worker *w = o->caller;
-	bool mail;
-
-	f->serves = o;
-	blitz_race_window(BLITZ_RACE_CALL_DELIVER);
-	raw_spin_lock(&w->pool->call_lock);
-	mail = w->waiting == o && !o->running;
-	if (mail) {
-		/* Fully ordered: see blitz_call_kick(). */
-		llist_add(&f->job.node, &o->mailbox);
-		blitz_call_kick(w, false);
-	}
-	raw_spin_unlock(&w->pool->call_lock);
-	if (!mail)
-		blitz_call_spill(o, &f->job);
-}
-
-/*
- * After a take from @pool's calls: if calls are left, post them again. If
- * our take moved the list to the backlog, a lockless look (a waiter's, a
- * sleeper's last one) saw the queue empty while we moved them. (Whether
- * it did is known only under the queue's lock; calls are few, and a post
- * that finds everyone busy is cheap.)
- */
-static void blitz_repost_calls(struct blitz_pool *pool)
-{
-	if (blitz_inject_empty(&pool->calls))
-		return;
-	/*
-	 * Orders the backlog we wrote before the post's reads of the bitmap,
-	 * counters and latches: pairs with the sleeper's and the waiter's
-	 * full barrier before their looks at the queue.
-	 * (litmus/call-take-repost.litmus)
-	 */
-	smp_mb();
-	blitz_post_calls(pool);
-}
-
-/* Take a call queued on @pool's calls, or NULL. Task context. */
-struct blitz_job *blitz_take_call(struct blitz_pool *pool)
-{
-	struct llist_node *node;
-	unsigned int n;
-
-	node = blitz_inject_take(&pool->calls, 1, &n, &pool->calls_queued, 0);
-	if (!node)
-		return NULL;
-	blitz_repost_calls(pool);
-	return llist_entry(node, struct blitz_job, node);
-}
-
-/*
- * Whether the call queued at @node is a call back for frame @arg. A
- * pool's calls hold only call frames' jobs.
- */
-static bool blitz_call_serves(struct llist_node *node, void *arg)
-{
-	return container_of(node, struct blitz_call_frame, job.node)->serves ==
-	       arg;
-}
-
-/*
- * Take the oldest call back for @f queued on its pool's calls, or NULL.
- * Task context.
- */
-static struct blitz_job *blitz_take_own_call(struct blitz_call_frame *f)
-{
-	struct blitz_pool *pool = f->caller->pool;
-	struct llist_node *node;
-
-	node = blitz_inject_take_if(&pool->calls, blitz_call_serves, f, 1);
-	blitz_repost_calls(pool);
-	return node ? llist_entry(node, struct blitz_job, node) : NULL;
-}
-
-/*
- * Whether a waiter in a call that takes calls should take one queued on
- * @pool's calls: only as a last resort, when no worker of @pool is idle.
- * A call taken so runs on top of the waiting job, and deadlocks if it
- * takes a lock that job holds; an idle worker runs it on a stack of its
- * own, and the post that queued it woke one if none was awake. The last
- * idle worker to turn busy kicks the waiters if calls are queued then
- * (blitz_wait_until()). Best effort: a worker busy at that moment may be
- * free a moment later, and a worker counted idle may wait for its CPU.
- */
-static bool blitz_call_last_resort(struct blitz_call_frame *f)
-{
-	struct blitz_pool *pool = f->caller->pool;
-
-	return f->takes_calls && !blitz_inject_empty(&pool->calls) &&
-	       !blitz_inactive(blitz_counters_load(&pool->counters));
-}
-
-/*
- * Whether the waiter on @f has calls back for @f queued on its pool's
- * calls that it has not looked for yet (blitz_call_spill()).
- */
-static bool blitz_call_spilled(struct blitz_call_frame *f)
-{
-	return f->takes_calls && atomic_read(&f->spills) != f->spills_seen;
-}
-
-/*
- * Whether the worker waiting on @f has something to run: calls in its
- * mailbox, its own calls back queued on its pool's calls, or other calls
- * queued there that it should take. Not the calls_queued bit, which lags
- * the queueing: a waiter must not sleep on a call whose kick came before
- * its sleepy latch. The queuer kicks after its queueing, whatever it
- * finds; the last idle worker to turn busy, after its fully ordered
- * decrement of the idle count, if it sees calls queued. Either the waiter,
- * after its fully ordered get_sleepy(), sees the call and no worker idle,
- * or one of those kicks sees it sleepy (litmus/call-last-idle.litmus), or
- * a worker it saw idle takes the call: an idle worker looks at the calls
- * before it sleeps (blitz_has_work()), and the post wakes one if none is
- * awake. Its own calls back: see blitz_call_spill().
- */
-static bool blitz_call_ready(void *arg)
-{
-	struct blitz_call_frame *f = arg;
-
-	return !llist_empty(&f->mailbox) || blitz_call_spilled(f) ||
-	       blitz_call_last_resort(f);
-}
-
-/*
- * Mark @f's worker as running a job on top of its wait on @f (@running),
- * or back in its loop; for blitz_call_deliver(). With @unless_mail, only
- * while the mailbox is empty, and returns whether it marked: a call is
- * taken from the pool's calls only so, so that mail that came before is
- * run first, and mail that comes after goes to the pool's calls.
- */
-static bool blitz_call_mark(struct blitz_worker *w, struct blitz_call_frame *f,
-			    bool running, bool unless_mail)
-{
-	bool ok = true;
-
-	raw_spin_lock(&w->pool->call_lock);
-	if (unless_mail && !llist_empty(&f->mailbox))
-		ok = false;
-	else
-		f->running = running;
-	raw_spin_unlock(&w->pool->call_lock);
-	return ok;
-}
-
-/*
- * Run the oldest call in @f's mailbox, and queue the others on our pool's
- * calls, where any worker of the pool takes them (we do too, back in our
- * loop). The call we run may wait for a later one (two branches of the
- * function we wait on called back at once, and the first waits for the
- * second): kept on a list of our own, that one would wait for us. Short
- * of stack, we queue them all, oldest first: any worker of our pool will
- * do.
- */
-static void blitz_call_run_mail(struct blitz_worker *w,
-				struct blitz_call_frame *f)
-{
-	bool run = !blitz_stack_below(BLITZ_RUN_STACK);
-	struct blitz_job *job, *next, *first;
-	struct llist_node *list, *rest;
-
-	/* Marked first: the mailbox takes no more until we are back. */
-	blitz_call_mark(w, f, true, false);
-	list = llist_reverse_order(llist_del_all(&f->mailbox));
-	first = llist_entry(list, struct blitz_job, node);
-	rest = list->next;
-	if (!run)
-		blitz_call_spill(f, first);
-	llist_for_each_entry_safe(job, next, rest, node)
-		blitz_call_spill(f, job);
-	if (run)
-		blitz_execute(w, first);
-	blitz_call_mark(w, f, false, false);
-}
-
-/* Take a call from our pool's calls and run it; whether we took one. */
-static bool blitz_call_run_taken(struct blitz_worker *w,
-				 struct blitz_call_frame *f)
-{
-	struct blitz_job *job;
-
-	if (!blitz_call_mark(w, f, true, true))
-		return false;
-	job = blitz_take_call(w->pool);
-	if (job) {
-		blitz_stat_inc(w, BLITZ_STAT_INJECTED);
-		blitz_execute(w, job);
-	}
-	blitz_call_mark(w, f, false, false);
-	return job;
-}
-
-/*
- * Take a call back for @f from our pool's calls and run it, if calls back
- * were queued there since we last found none; whether to look again
- * before sleeping: we ran one (more may be queued), or mail came first.
- */
-static bool blitz_call_run_own(struct blitz_worker *w,
-			       struct blitz_call_frame *f)
-{
-	struct blitz_job *job;
-	int spills;
-
-	if (!blitz_call_spilled(f))
-		return false;
-	if (!blitz_call_mark(w, f, true, true))
-		return true;
-	/*
-	 * Read before the take's fully ordered llist_del_all(): a call back
-	 * queued after it is counted after this read (blitz_call_spill()).
-	 * Caught up only when the take finds none: it takes one of them.
-	 */
-	spills = atomic_read(&f->spills);
-	job = blitz_take_own_call(f);
-	if (job) {
-		blitz_stat_inc(w, BLITZ_STAT_INJECTED);
-		blitz_execute(w, job);
-	} else {
-		f->spills_seen = spills;
-	}
-	blitz_call_mark(w, f, false, false);
-	return job;
-}
-
-/* Enter or leave @f, the innermost frame @w waits on. */
-static void blitz_call_register(struct blitz_worker *w,
-				struct blitz_call_frame *f, bool enter)
-{
-	raw_spin_lock(&w->pool->call_lock);
-	if (enter) {
-		f->outer = w->waiting;
-		w->waiting = f;
-	} else {
-		w->waiting = f->outer;
-	}
-	raw_spin_unlock(&w->pool->call_lock);
-}
-
-/*
- * Wait for @f's function to return, running what it sends back. A worker
- * with the stack for it also runs the calls that workers of other pools
- * make into its pool: those callers wait too, and calls that no chain
- * links, A's into B while B's into A, would otherwise wait for each other
- * once every worker of A and B waits in one.
- */
-static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
-{
-	if (!w) {
-		while (!blitz_latch_probe(&f->done))
-			blitz_latch_sleep(NULL, &f->done, NULL, NULL,
-					  TASK_UNINTERRUPTIBLE);
-		return;
-	}
-	while (!blitz_latch_probe(&f->done)) {
-		if (!llist_empty(&f->mailbox)) {
-			blitz_race_window(BLITZ_RACE_CALL_MAIL);
-			blitz_call_run_mail(w, f);
-		} else if (!blitz_call_run_own(w, f) &&
-			   (!blitz_call_last_resort(f) ||
-			    !blitz_call_run_taken(w, f))) {
-			blitz_latch_sleep(w, &f->done, blitz_call_ready, f,
-					  TASK_IDLE);
-		}
-	}
 }
 
 /**
@@ -1000,13 +536,12 @@ static void blitz_call_wait(struct blitz_worker *w, struct blitz_call_frame *f)
  * @arg: its argument
  *
  * blitz_join() and blitz_parallel_for() called by @fn use @pool. Called
- * from a worker of @pool, @fn simply runs inline. Called from a worker of
- * another pool, the caller waits the way a joiner does: it runs no
- * submitted job, group job or join frame, but it does run the calls back
- * into its own pool that @fn (or what @fn joins or calls) makes, and,
- * with half the stack left and no worker of its pool idle, the calls
- * that other pools' workers make into its pool, so calls across pools
- * do not deadlock.
+ * from a worker of @pool, @fn simply runs inline. Otherwise @fn runs as
+ * a job of @pool, and the caller sleeps until it returns; a worker of
+ * another pool that calls runs nothing meanwhile, and a spare worker of
+ * its pool takes its CPU, so calls across pools, and calls back into the
+ * caller's pool, do not deadlock (within the spare bound:
+ * Documentation/blitz/api.rst).
  *
  * Context: process context or a blitz job; sleeps until @fn returns.
  * Return: 0 once @fn has returned; -EINVAL for a NULL @fn; -ESHUTDOWN
@@ -1020,10 +555,7 @@ int blitz_call(struct blitz_pool *pool, void (*fn)(void *arg), void *arg)
 		.fn = fn,
 		.arg = arg,
 		.task = current,
-		.caller = w,
-		.parent = w ? w->origin : NULL,
 	};
-	struct blitz_call_frame *o;
 	int ret;
 
 	might_sleep();
@@ -1036,28 +568,13 @@ int blitz_call(struct blitz_pool *pool, void (*fn)(void *arg), void *arg)
 		return 0;
 	}
 	blitz_latch_init(&f.done);
-	init_llist_head(&f.mailbox);
-	/*
-	 * The innermost frame we wait on before @fn can call back: a call
-	 * back comes to our mailbox, not to our pool's calls, where another
-	 * waiter could take it.
-	 */
-	if (w) {
-		f.takes_calls = !blitz_stack_below(BLITZ_RUN_STACK);
-		blitz_call_register(w, &f, true);
-	}
-	o = blitz_call_waiter(w, pool);
-	if (o) {
-		blitz_call_deliver(o, &f);
-		ret = 0;
-	} else {
-		ret = w ? blitz_submit_call(pool, &f.job) :
-			  blitz_submit(pool, &f.job);
-	}
-	if (!ret)
-		blitz_call_wait(w, &f);
-	if (w)
-		blitz_call_register(w, &f, false);
-	return ret;
+	ret = blitz_submit(pool, &f.job);
+	if (ret)
+		return ret;
+	/* A plain task's wait shows in hung-task reports; a worker's not. */
+	while (!blitz_latch_probe(&f.done))
+		blitz_latch_sleep(w, &f.done, NULL, NULL,
+				  w ? TASK_IDLE : TASK_UNINTERRUPTIBLE);
+	return 0;
 }
 EXPORT_SYMBOL_NS_GPL(blitz_call, BLITZ_NS);

@@ -17,6 +17,7 @@ static int __init blitz_init(void)
 	int ret;
 
 	blitz_race_init();
+	blitz_cm_init();
 	blitz_debugfs_init();
 	ret = blitz_hotplug_init();
 	if (ret)
@@ -32,6 +33,7 @@ out_hotplug:
 	blitz_hotplug_exit();
 out_debugfs:
 	blitz_debugfs_exit();
+	blitz_cm_exit();
 	return ret;
 }
 
@@ -41,6 +43,7 @@ static void __exit blitz_exit(void)
 	blitz_pool_destroy(blitz_default_pool);
 	blitz_hotplug_exit();
 	blitz_debugfs_exit();
+	blitz_cm_exit();
 }
 
 module_init(blitz_init);

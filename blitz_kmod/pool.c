@@ -3,8 +3,9 @@
  * Pools: creating and destroying them, blitz_submit(), and keeping each
  * worker on its CPU across CPU hotplug.
  *
- * Lock order: cpus_read_lock() -> blitz_pools_lock. The hotplug callbacks
- * run with the hotplug lock held and take blitz_pools_lock.
+ * Lock order: cpus_read_lock() -> blitz_pools_lock, and cpus_read_lock()
+ * -> a pool's manage_lock (cm.c). The hotplug callbacks run with the
+ * hotplug lock held and take blitz_pools_lock.
  */
 #include <linux/bitmap.h>
 #include <linux/cpu.h>
@@ -92,15 +93,23 @@ static void blitz_set_slice(struct task_struct *task)
 			     ret);
 }
 
-static int blitz_create_worker(struct blitz_pool *pool, unsigned int i,
-			       int cpu)
+/**
+ * blitz_worker_alloc - a worker's state, its thread not made yet
+ * @pool: its pool
+ * @i: its index in @pool's workers
+ * @cpu: the CPU it is homed on
+ *
+ * Context: process context.
+ * Return: the worker, or NULL.
+ */
+struct blitz_worker *blitz_worker_alloc(struct blitz_pool *pool,
+					unsigned int i, int cpu)
 {
-	struct task_struct *task;
 	struct blitz_worker *w;
 
 	w = kzalloc_node(sizeof(*w), GFP_KERNEL, cpu_to_node(cpu));
 	if (!w)
-		return -ENOMEM;
+		return NULL;
 	blitz_deque_init(&w->deque);
 	w->pool = pool;
 	w->index = i;
@@ -110,41 +119,81 @@ static int blitz_create_worker(struct blitz_pool *pool, unsigned int i,
 	blitz_inject_init(&w->inject);
 	init_swait_queue_head(&w->idle_wait);
 	blitz_share_init(w);
+	blitz_cm_worker_init(w);
+	return w;
+}
 
-	task = kthread_create_on_node(blitz_worker_fn, w, cpu_to_node(cpu),
-				      "blitz/%s/%u", pool->name, i);
-	if (IS_ERR(task)) {
-		kfree(w);
+/**
+ * blitz_worker_create - make a worker's thread, bound to its CPU
+ * @w: the worker, homed on an online CPU
+ *
+ * The thread is not woken.
+ *
+ * Context: process context, under the hotplug lock.
+ * Return: 0, or the error kthread creation gave.
+ */
+int blitz_worker_create(struct blitz_worker *w)
+{
+	struct task_struct *task;
+
+	task = kthread_create_on_node(blitz_worker_fn, w, cpu_to_node(w->cpu),
+				      "blitz/%s/%u", w->pool->name, w->index);
+	if (IS_ERR(task))
 		return PTR_ERR(task);
-	}
 	/* Not kthread_create_on_cpu(): hotplug moves us, it does not park. */
-	kthread_bind(task, cpu);
+	kthread_bind(task, w->cpu);
 	blitz_set_slice(task);
 	/* kthread_stop() after the worker has returned needs the task. */
 	w->task = get_task_struct(task);
 	w->forks.task = task;
-	pool->workers[i] = w;
 	return 0;
 }
 
-/* Stop the workers, which must have nothing left to run, and free all. */
-static void blitz_free_pool(struct blitz_pool *pool, unsigned int nr_started)
+static void blitz_free_bits(struct blitz_pool *pool)
+{
+	free_percpu(pool->cm);
+	free_percpu(pool->credits);
+	bitmap_free(pool->queued);
+	bitmap_free(pool->sleepers);
+	kfree(pool->cpu_worker);
+	kfree(pool->name);
+	kfree(pool);
+}
+
+/*
+ * Stop the workers, which must have nothing left to run, and free all.
+ * The manager makes and reaps no more spares.
+ */
+static void blitz_free_pool(struct blitz_pool *pool)
 {
 	struct blitz_worker *w;
-	unsigned int i;
+	unsigned int i, nr;
 
-	for (i = 0; i < nr_started; i++) {
+	blitz_cm_pool_stop(pool);
+	nr = pool->nr_slots;
+	for (i = 0; i < nr; i++) {
 		w = pool->workers[i];
+		if (!w->task)
+			continue;
 		if (blitz_latch_set(&w->stop))
 			blitz_wake_worker(w);
+		/* A spare may wait parked, off the sleep protocol. */
+		if (w->spare)
+			wake_up_process(w->task);
 	}
 	/* All stopped before any is freed: they look at each other. */
-	for (i = 0; i < nr_started; i++)
-		kthread_stop(pool->workers[i]->task);
-	for (i = 0; i < nr_started; i++) {
+	for (i = 0; i < nr; i++)
+		if (pool->workers[i]->task)
+			kthread_stop(pool->workers[i]->task);
+	for (i = 0; i < nr; i++)
+		irq_work_sync(&pool->workers[i]->irq_work);
+	/* Queued by a spare that was reaped, or by an irq_work. */
+	cancel_work_sync(&pool->manage);
+	for (i = 0; i < nr; i++) {
 		w = pool->workers[i];
 		blitz_share_exit(w);
-		put_task_struct(w->task);
+		if (w->task)
+			put_task_struct(w->task);
 		/*
 		 * The worker cleared the hints that named it as it exited,
 		 * but a task may have read one and not yet looked at it, with
@@ -153,12 +202,7 @@ static void blitz_free_pool(struct blitz_pool *pool, unsigned int nr_started)
 		kfree_rcu(w, rcu);
 	}
 	percpu_ref_exit(&pool->live);
-	free_percpu(pool->credits);
-	bitmap_free(pool->queued);
-	bitmap_free(pool->sleepers);
-	kfree(pool->cpu_worker);
-	kfree(pool->name);
-	kfree(pool);
+	blitz_free_bits(pool);
 }
 
 /* Each CPU injects into the list of a worker on that CPU, if it has one. */
@@ -178,7 +222,9 @@ static void blitz_map_cpus(struct blitz_pool *pool)
  * @nr_workers: number of workers, 0 for one per online CPU
  *
  * Worker i runs on the i-th online CPU, wrapping around when there are
- * more workers than online CPUs.
+ * more workers than online CPUs. While every worker of a CPU is blocked
+ * in a job, a spare worker runs there: the pool makes up to max_spares
+ * (a module parameter, read now) as they are needed.
  *
  * Context: process context; sleeps.
  * Return: the pool; ERR_PTR(-EINVAL) for a NULL or empty name, a name
@@ -192,8 +238,9 @@ static void blitz_map_cpus(struct blitz_pool *pool)
  */
 struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 {
+	unsigned int i, bits, spares;
 	struct blitz_pool *pool;
-	unsigned int i, bits;
+	struct blitz_worker *w;
 	int cpu, ret;
 
 	might_sleep();
@@ -208,12 +255,18 @@ struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 		goto unlock;
 	if (!nr_workers)
 		nr_workers = num_online_cpus();
+	/* Every worker, spares too, in the counter word's 16-bit fields. */
+	spares = min(READ_ONCE(blitz_max_spares),
+		     BLITZ_MAX_WORKERS - nr_workers);
 
 	ret = -ENOMEM;
-	pool = kzalloc(struct_size(pool, workers, nr_workers), GFP_KERNEL);
+	pool = kzalloc(struct_size(pool, workers, nr_workers + spares),
+		       GFP_KERNEL);
 	if (!pool)
 		goto unlock;
+	pool->capacity = nr_workers + spares;
 	pool->nr_workers = nr_workers;
+	pool->max_spares = spares;
 	pool->name = kstrdup(name, GFP_KERNEL);
 	pool->cpu_worker = kcalloc(nr_cpu_ids, sizeof(*pool->cpu_worker),
 				   GFP_KERNEL);
@@ -223,41 +276,42 @@ struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 	 * posters read the sleepers bitmap, injections and takes write
 	 * the queued one.
 	 */
-	bits = round_up(nr_workers, SMP_CACHE_BYTES * BITS_PER_BYTE);
+	bits = round_up(pool->capacity, SMP_CACHE_BYTES * BITS_PER_BYTE);
 	pool->sleepers = bitmap_zalloc(bits, GFP_KERNEL);
 	pool->queued = bitmap_zalloc(bits, GFP_KERNEL);
 	pool->credits = alloc_percpu(long);
 	if (!pool->name || !pool->cpu_worker || !pool->sleepers ||
 	    !pool->queued || !pool->credits ||
+	    blitz_cm_pool_init(pool) ||
 	    percpu_ref_init(&pool->live, blitz_pool_release, 0, GFP_KERNEL)) {
-		free_percpu(pool->credits);
-		bitmap_free(pool->queued);
-		bitmap_free(pool->sleepers);
-		kfree(pool->cpu_worker);
-		kfree(pool->name);
-		kfree(pool);
+		blitz_free_bits(pool);
 		goto unlock;
 	}
 	blitz_counters_init(&pool->counters);
 	init_completion(&pool->drained);
-	blitz_inject_init(&pool->calls);
-	raw_spin_lock_init(&pool->call_lock);
 
 	cpu = -1;
 	for (i = 0; i < nr_workers; i++) {
 		cpu = cpumask_next(cpu, cpu_online_mask);
 		if (cpu >= nr_cpu_ids)
 			cpu = cpumask_first(cpu_online_mask);
-		ret = blitz_create_worker(pool, i, cpu);
+		w = blitz_worker_alloc(pool, i, cpu);
+		ret = w ? blitz_worker_create(w) : -ENOMEM;
 		if (ret) {
-			blitz_free_pool(pool, i);
+			kfree(w);
+			blitz_free_pool(pool);
 			goto unlock;
 		}
+		pool->workers[i] = w;
+		pool->nr_slots = i + 1;
+		/* On duty, running: counted as such from the start (cm.c). */
+		w->cm = BLITZ_CM_RUNNING;
+		atomic_inc(&per_cpu_ptr(pool->cm, cpu)->nr_running);
 	}
 	blitz_map_cpus(pool);
 	ret = blitz_debugfs_add_pool(pool);
 	if (ret) {
-		blitz_free_pool(pool, nr_workers);
+		blitz_free_pool(pool);
 		goto unlock;
 	}
 	list_add(&pool->node, &blitz_pools);
@@ -359,7 +413,7 @@ void blitz_pool_destroy(struct blitz_pool *pool)
 	blitz_debugfs_remove_pool(pool);
 	list_del(&pool->node);
 	mutex_unlock(&blitz_pools_lock);
-	blitz_free_pool(pool, pool->nr_workers);
+	blitz_free_pool(pool);
 }
 EXPORT_SYMBOL_NS_GPL(blitz_pool_destroy, BLITZ_NS);
 
@@ -387,19 +441,16 @@ static __always_inline bool blitz_submit_get(struct blitz_pool *pool,
 }
 
 /*
- * blitz_submit(), blitz_group_submit() with @group, and with @call a
- * blitz_call() by a worker of another pool: once the job is ours
- * (PENDING), it is counted in @group before it is queued, and a call is
- * queued on the pool's calls (join.c). Inlined into each: a call on
- * every submit costs under emulation. So does asking the kthread whether
- * we are a worker: the hint is enough to choose between our deque and
- * injection, and a worker it misses injects, like any other task; but
- * for a group's job, see below.
+ * blitz_submit(), and blitz_group_submit() with @group: once the job is
+ * ours (PENDING), it is counted in @group before it is queued. Inlined
+ * into each: a call on every submit costs under emulation. So does
+ * asking the kthread whether we are a worker: the hint is enough to
+ * choose between our deque and injection, and a worker it misses
+ * injects, like any other task; but for a group's job, see below.
  */
 static __always_inline int __blitz_submit(struct blitz_pool *pool,
 					  struct blitz_job *job,
-					  struct blitz_group *group,
-					  bool call)
+					  struct blitz_group *group)
 {
 	struct blitz_worker *w;
 	int ret = 0;
@@ -418,10 +469,7 @@ static __always_inline int __blitz_submit(struct blitz_pool *pool,
 	 * while every worker waits for a group (found by blitztorture with
 	 * CPU hotplug).
 	 */
-	if (call)
-		w = NULL;
-	else
-		w = group ? blitz_current_worker() : blitz_hinted_worker();
+	w = group ? blitz_current_worker() : blitz_hinted_worker();
 	if (w && w->pool != pool)
 		w = NULL;
 	/*
@@ -451,10 +499,6 @@ static __always_inline int __blitz_submit(struct blitz_pool *pool,
 		atomic_long_inc(&group->pending);
 	trace_blitz_submit(pool->name, job, w);
 
-	if (call) {
-		blitz_queue_call(pool, job);
-		goto unlock;
-	}
 	if (!w) {
 		blitz_inject(pool, job);
 		goto unlock;
@@ -494,7 +538,7 @@ unlock:
  */
 int blitz_submit(struct blitz_pool *pool, struct blitz_job *job)
 {
-	return __blitz_submit(pool, job, NULL, false);
+	return __blitz_submit(pool, job, NULL);
 }
 EXPORT_SYMBOL_NS_GPL(blitz_submit, BLITZ_NS);
 
@@ -502,24 +546,17 @@ EXPORT_SYMBOL_NS_GPL(blitz_submit, BLITZ_NS);
 int blitz_submit_group(struct blitz_pool *pool, struct blitz_job *job,
 		       struct blitz_group *group)
 {
-	return __blitz_submit(pool, job, group, false);
-}
-
-/* For blitz_call() from a worker of another pool (join.c). */
-int blitz_submit_call(struct blitz_pool *pool, struct blitz_job *job)
-{
-	return __blitz_submit(pool, job, NULL, true);
+	return __blitz_submit(pool, job, group);
 }
 
 /* === CPU hotplug === */
 
 /*
- * Bind the workers homed on @cpu to it (@home) or let them run anywhere.
- * When a CPU goes, its workers may run anywhere, so that nothing on their
- * deques is stranded; when it comes back they return to it, and their
- * CPU looks at what was asked of them meanwhile (share.c). Workqueue does
- * the same with its per-CPU workers (unbind_workers() /
- * rebind_workers()). Runs on @cpu.
+ * Bind the workers homed on @cpu, spares too, to it (@home) or let them
+ * run anywhere. When a CPU goes, its workers may run anywhere, so that
+ * nothing on their deques is stranded; when it comes back they return to
+ * it. Workqueue does the same with its per-CPU workers (unbind_workers()
+ * / rebind_workers()). Runs on @cpu.
  */
 static void blitz_rehome(unsigned int cpu, bool home)
 {
@@ -528,15 +565,13 @@ static void blitz_rehome(unsigned int cpu, bool home)
 	struct blitz_worker *w;
 	unsigned int i;
 
+	/* The manager makes spares under the hotplug lock too. */
 	mutex_lock(&blitz_pools_lock);
 	list_for_each_entry(pool, &blitz_pools, node) {
-		for (i = 0; i < pool->nr_workers; i++) {
+		for (i = 0; i < pool->nr_slots; i++) {
 			w = pool->workers[i];
-			if (w->cpu != cpu ||
-			    WARN_ON_ONCE(set_cpus_allowed_ptr(w->task, mask)))
-				continue;
-			if (home)
-				blitz_share_look(w);
+			if (w->cpu == cpu && w->task)
+				WARN_ON_ONCE(set_cpus_allowed_ptr(w->task, mask));
 		}
 	}
 	mutex_unlock(&blitz_pools_lock);

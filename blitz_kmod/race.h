@@ -29,13 +29,12 @@ enum blitz_race {
 	BLITZ_RACE_DESTROY_DRAIN,	/* pool killed, drain not yet waited on */
 	BLITZ_RACE_IDLE_YIELD,		/* idle worker about to yield its CPU */
 	BLITZ_RACE_LEAPFROG,		/* joiner saw its latch unset, not stolen */
-	BLITZ_RACE_CALL_DELIVER,	/* call back made, not yet delivered */
-	BLITZ_RACE_CALL_QUEUE,		/* call on a pool's calls, none kicked */
-	BLITZ_RACE_CALL_MAIL,		/* mail seen, mailbox not yet taken */
-	BLITZ_RACE_CALL_SPILL,		/* call back queued, not yet counted */
 	BLITZ_RACE_SHARE_ASK,		/* asker saw no request, not yet asked */
 	BLITZ_RACE_SHARE_KICK,		/* frame promoted, joiner not kicked */
 	BLITZ_RACE_CREDIT_UNDO,		/* stock found empty, not yet undone */
+	BLITZ_RACE_SPARE_LEAVE,		/* spare not needed, not yet parked */
+	BLITZ_RACE_SPARE_PARK,		/* spare parked, not yet waiting */
+	BLITZ_RACE_SPARE_MADE,		/* spare made, not yet on duty */
 	BLITZ_NR_RACES,
 };
 

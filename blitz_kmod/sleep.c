@@ -95,10 +95,10 @@
  */
 bool blitz_has_work(struct blitz_pool *pool)
 {
+	unsigned int i, n = blitz_nr_slots(pool);
 	struct blitz_worker *w;
-	unsigned int i;
 
-	for (i = 0; i < pool->nr_workers; i++) {
+	for (i = 0; i < n; i++) {
 		w = pool->workers[i];
 		if (!blitz_inject_empty(&w->inject)) {
 			blitz_inject_mark(pool->queued, i);
@@ -107,21 +107,41 @@ bool blitz_has_work(struct blitz_pool *pool)
 		if (!blitz_deque_empty(&w->deque))
 			return true;
 	}
-	if (!blitz_inject_empty(&pool->calls)) {
-		blitz_inject_mark(&pool->calls_queued, 0);
-		return true;
-	}
 	return false;
 }
 
+/* The worker is counted idle, and its notifier knows it (cm.c). */
+static void blitz_idle_enter(struct blitz_worker *w)
+{
+	preempt_disable();
+	blitz_add_inactive(&w->pool->counters);
+	blitz_cm_looking(w, true);
+	preempt_enable();
+}
+
 /* A worker starts looking for work: it becomes inactive. */
-void blitz_idle_start(struct blitz_pool *pool, struct blitz_idle *idle)
+void blitz_idle_start(struct blitz_worker *w, struct blitz_idle *idle)
 {
 	idle->rounds = 0;
-	blitz_add_inactive(&pool->counters);
+	blitz_idle_enter(w);
 }
 
 static void blitz_wake_one(struct blitz_pool *pool, unsigned int near);
+
+/**
+ * blitz_idle_handoff - an idle worker stopped looking: wake one if needed
+ * @pool: its pool
+ * @c: the counter word its fully ordered decrement of the idle count left
+ * @near: the worker to wake first
+ *
+ * If it was the last awake idle worker and jobs are still queued, wake a
+ * sleeper for them: see blitz_idle_work_found(). Any context.
+ */
+void blitz_idle_handoff(struct blitz_pool *pool, u64 c, unsigned int near)
+{
+	if (blitz_sleeping(c) && !blitz_awake_idle(c) && blitz_has_work(pool))
+		blitz_wake_one(pool, near);
+}
 
 /*
  * A looking worker is active again, with a job or not (its latch was set,
@@ -144,11 +164,13 @@ static void blitz_wake_one(struct blitz_pool *pool, unsigned int near);
  */
 u64 blitz_idle_work_found(struct blitz_worker *w)
 {
-	struct blitz_pool *pool = w->pool;
-	u64 c = blitz_sub_inactive(&pool->counters);
+	u64 c;
 
-	if (blitz_sleeping(c) && !blitz_awake_idle(c) && blitz_has_work(pool))
-		blitz_wake_one(pool, w->index + 1);
+	preempt_disable();
+	c = blitz_sub_inactive(&w->pool->counters);
+	blitz_cm_looking(w, false);
+	preempt_enable();
+	blitz_idle_handoff(w->pool, c, w->index + 1);
 	return c;
 }
 
@@ -165,7 +187,7 @@ static void blitz_idle_yield(struct blitz_worker *w)
 		return;
 	blitz_idle_work_found(w);
 	cond_resched();
-	blitz_add_inactive(&w->pool->counters);
+	blitz_idle_enter(w);
 }
 
 /*
@@ -248,9 +270,15 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 	if (!blitz_has_work(pool) && !blitz_sleep_over(w, latch)) {
 		blitz_stat_inc(w, BLITZ_STAT_SLEEPS);
 		trace_blitz_sleep(pool->name, w->index);
-		/* TASK_IDLE: no hung-task report, no load average. */
+		/*
+		 * TASK_IDLE: no hung-task report, no load average. A spare
+		 * also wakes when another worker of its CPU runs again: its
+		 * notifier's increment is fully ordered before its nudge
+		 * (cm.c), and swait's lock hands it on to our look.
+		 */
 		swait_event_idle_exclusive(w->idle_wait,
-					   blitz_sleep_over(w, latch));
+					   blitz_sleep_over(w, latch) ||
+					   (w->spare && blitz_spare_surplus(w)));
 		blitz_stat_inc(w, BLITZ_STAT_WAKEUPS);
 	}
 	/*
@@ -337,8 +365,10 @@ static bool blitz_wake_range(struct blitz_pool *pool, unsigned int from,
 /* Wake a sleeper, the first from worker @near on, wrapping around. */
 static void blitz_wake_one(struct blitz_pool *pool, unsigned int near)
 {
-	near %= pool->nr_workers;
-	if (!blitz_wake_range(pool, near, pool->nr_workers))
+	unsigned int n = blitz_nr_slots(pool);
+
+	near %= n;
+	if (!blitz_wake_range(pool, near, n))
 		blitz_wake_range(pool, 0, near);
 }
 
@@ -361,7 +391,7 @@ void blitz_wake_for_job(struct blitz_pool *pool, unsigned int near)
 	 * A submitter that keeps going woke the worker of its own CPU for
 	 * its first job: the next one needs a worker that can run now.
 	 */
-	near %= pool->nr_workers;
+	near %= blitz_nr_slots(pool);
 	if (idle && blitz_woken_behind_us(pool->workers[near]))
 		idle--;
 	if (!idle)
@@ -379,12 +409,12 @@ void blitz_wake_for_job(struct blitz_pool *pool, unsigned int near)
  * @state: the task state to sleep in
  *
  * For a joiner waiting for a stolen b and a caller waiting for a call: they
- * are busy, not idle, and run only what is theirs (and a caller, calls
- * into its pool from other pools' workers: join.c), so the sleep protocol
- * does not count them and no poster of a job relies on them. Only the
- * latch's setter wakes them (blitz_latch_set() returned true), or whoever
- * made @ready true (and then kicked the latch, or woke the task). May
- * return early: callers look again and call it again.
+ * are busy, not idle, and run only what is theirs, so the sleep protocol
+ * does not count them and no poster of a job relies on them; a spare
+ * takes their CPU (cm.c). Only the latch's setter wakes them
+ * (blitz_latch_set() returned true), or whoever made @ready true (and
+ * then kicked the latch, or woke the task). May return early: callers
+ * look again and call it again.
  */
 void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 		       bool (*ready)(void *arg), void *arg, unsigned int state)
@@ -395,9 +425,9 @@ void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 	 * set_current_state() before the fall: a setter that sees SLEEPING
 	 * wakes us, and its wake-up then finds this state (or already
 	 * RUNNING) and cannot be lost. The fully ordered get_sleepy() above
-	 * pairs with the fully ordered llist_add() before a kick: either we
-	 * see the mailbox's work here, or the kick sees us sleepy
-	 * (litmus/mailbox-kick.litmus).
+	 * pairs with the full barrier before a kick: either we see the work
+	 * that the kicker made ready, or the kick sees us sleepy
+	 * (litmus/share-kick-joiner.litmus).
 	 */
 	set_current_state(state);
 	if ((!ready || !ready(arg)) &&

@@ -29,7 +29,7 @@ static unsigned int blitz_random_below(struct blitz_worker *w, unsigned int n)
 static struct blitz_job *blitz_steal(struct blitz_worker *w)
 {
 	struct blitz_pool *pool = w->pool;
-	unsigned int n = pool->nr_workers, i, v;
+	unsigned int n = blitz_nr_slots(pool), i, v;
 	struct blitz_deque *victim;
 	struct blitz_job *job;
 	bool retry;
@@ -110,7 +110,8 @@ static struct blitz_job *blitz_take_injected(struct blitz_worker *w)
 	struct llist_node *batch;
 
 	BUILD_BUG_ON(BLITZ_INJECT_BATCH > BLITZ_DEQUE_SLOTS);
-	batch = blitz_take_marked(pool, w->index, pool->nr_workers, &taken);
+	batch = blitz_take_marked(pool, w->index, blitz_nr_slots(pool),
+				  &taken);
 	if (!batch)
 		batch = blitz_take_marked(pool, 0, w->index, &taken);
 	if (!batch)
@@ -124,34 +125,12 @@ static struct blitz_job *blitz_take_injected(struct blitz_worker *w)
 	return llist_entry(batch, struct blitz_job, node);
 }
 
-/*
- * A blitz_call() into the pool by a worker of another pool (join.c), if
- * the pool's calls_queued bit says there may be one: one load on the
- * path of every look that found nothing else.
- */
-static struct blitz_job *blitz_take_foreign_call(struct blitz_worker *w)
-{
-	struct blitz_job *job;
-
-	if (!test_bit(0, &w->pool->calls_queued))
-		return NULL;
-	job = blitz_take_call(w->pool);
-	if (job)
-		blitz_stat_inc(w, BLITZ_STAT_INJECTED);
-	return job;
-}
-
 /* Work from anywhere but our own deque. */
 static struct blitz_job *blitz_find_other_work(struct blitz_worker *w)
 {
-	struct blitz_job *job;
+	struct blitz_job *job = blitz_steal(w);
 
-	job = blitz_steal(w);
-	if (!job)
-		job = blitz_take_injected(w);
-	if (!job)
-		job = blitz_take_foreign_call(w);
-	return job;
+	return job ?: blitz_take_injected(w);
 }
 
 /*
@@ -291,47 +270,57 @@ static void blitz_drop_refs(struct blitz_worker *w)
 }
 
 /*
- * Run jobs until @latch is set, sleeping through the sleep protocol when
- * there is nothing to run. Only the worker's main loop waits this way, on
- * its stop latch: a joiner or caller may not run just any job (join.c).
+ * A spare leaves duty, between jobs, if another worker of its CPU runs:
+ * with its pool references dropped and nobody to ask it for frames.
  */
-static void blitz_wait_until(struct blitz_worker *w, struct blitz_latch *latch)
+static bool blitz_spare_done(struct blitz_worker *w)
 {
-	struct blitz_pool *pool = w->pool;
+	if (!blitz_spare_leave(w))
+		return false;
+	blitz_drop_refs(w);
+	blitz_share_idle(w);
+	return true;
+}
+
+/*
+ * Run jobs until the stop latch is set, sleeping through the sleep
+ * protocol when there is nothing to run; a spare, until its CPU has
+ * another worker running. Only the worker's main loop waits this way: a
+ * joiner or caller may not run just any job (join.c).
+ */
+static void blitz_run_jobs(struct blitz_worker *w)
+{
+	struct blitz_latch *stop = &w->stop;
 	struct blitz_idle idle;
 	struct blitz_job *job;
 	u64 c;
 
-	while (!blitz_latch_probe(latch)) {
+	while (!blitz_latch_probe(stop)) {
 		job = blitz_find_work(w);
 		if (job) {
 			__blitz_execute(w, job);
+			if (unlikely(w->spare) && blitz_spare_done(w))
+				return;
 			continue;
 		}
 		blitz_drop_refs(w);
 		blitz_share_idle(w);
-		blitz_idle_start(pool, &idle);
-		while (!blitz_latch_probe(latch)) {
+		blitz_idle_start(w, &idle);
+		while (!blitz_latch_probe(stop)) {
 			job = blitz_find_work(w);
-			if (job)
+			if (job || (w->spare && blitz_spare_surplus(w)))
 				break;
-			blitz_idle_no_work_found(w, &idle, latch);
+			blitz_idle_no_work_found(w, &idle, stop);
 		}
 		blitz_race_window(BLITZ_RACE_LATCH_EXIT);
 		/* Active again, with a job or with whatever made us wait. */
 		c = blitz_idle_work_found(w);
-		/*
-		 * The last idle worker: the waiters in calls are the last
-		 * resort for calls queued (join.c). Our decrement is fully
-		 * ordered before the look (litmus/call-last-idle.litmus). Not
-		 * in blitz_idle_yield(): we look again after the yield.
-		 */
-		if (!blitz_inactive(c) && !blitz_inject_empty(&pool->calls))
-			blitz_kick_callers(pool);
 		if (job) {
 			blitz_share_busy(w, c);
 			blitz_execute(w, job);
 		}
+		if (unlikely(w->spare) && blitz_spare_done(w))
+			return;
 	}
 }
 
@@ -385,7 +374,14 @@ int blitz_worker_fn(void *arg)
 	struct blitz_worker *w = arg;
 
 	this_cpu_write(blitz_running, &w->forks);
-	blitz_wait_until(w, &w->stop);
+	blitz_cm_start(w);
+	/* A spare runs jobs only once put on duty, as often as it is. */
+	while (!w->spare || blitz_spare_wait(w)) {
+		blitz_run_jobs(w);
+		if (blitz_latch_probe(&w->stop))
+			break;
+	}
+	blitz_cm_stop(w);
 	blitz_running_clear(w);
 	/*
 	 * Exit only once kthread_stop() asks: it reads our task's flags, as

@@ -14,6 +14,7 @@
 
 #include "../blitz_kmod/blitz.h"
 #include "test_race.h"
+#include "test_threads.h"
 
 static void pool_test_nop(void *arg)
 {
@@ -179,6 +180,7 @@ static struct blitz_pool *pool_test_hand_pool(struct kunit *test,
 
 	pool = kunit_kzalloc(test, struct_size(pool, workers, n), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pool);
+	pool->capacity = n;
 	pool->sleepers = kunit_kcalloc(test, BITS_TO_LONGS(n),
 				       sizeof(unsigned long), GFP_KERNEL);
 	pool->queued = kunit_kcalloc(test, BITS_TO_LONGS(n),
@@ -186,8 +188,8 @@ static struct blitz_pool *pool_test_hand_pool(struct kunit *test,
 	KUNIT_ASSERT_NOT_NULL(test, pool->sleepers);
 	KUNIT_ASSERT_NOT_NULL(test, pool->queued);
 	pool->nr_workers = n;
+	pool->nr_slots = n;
 	blitz_counters_init(&pool->counters);
-	blitz_inject_init(&pool->calls);
 	for (i = 0; i < n; i++) {
 		w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, w);
@@ -307,7 +309,8 @@ struct race_submit {
 
 /*
  * Keeps the worker awake until the next job is on its injection list, so
- * that it finds the job without being woken.
+ * that it finds the job without being woken. It spins: a job that slept
+ * would have a spare take its CPU, and the job.
  */
 static void race_busy_func(struct blitz_job *job)
 {
@@ -315,8 +318,8 @@ static void race_busy_func(struct blitz_job *job)
 	unsigned long deadline = jiffies + 10 * HZ;
 
 	while (blitz_inject_empty(&r->pool->workers[0]->inject) &&
-	       time_before(jiffies, deadline))
-		usleep_range(10, 20);
+	       !completion_done(&r->ran) && time_before(jiffies, deadline))
+		blitz_test_relax();
 }
 
 static int race_submitter(void *arg)

@@ -10,7 +10,6 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
-#include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
@@ -326,9 +325,8 @@ static void share_test_promoted_stolen(struct kunit *test)
 
 /*
  * No request from a: it sleeps until b has run. b is latent when a
- * blocks; the worker's cold start, or the other worker asking as it goes
- * idle, has its share timer find it switched out and promote b, for the
- * other worker to steal.
+ * blocks; the worker's notifier promotes it as a is switched out, for
+ * the other worker to steal.
  */
 static void share_test_blocked_a(struct kunit *test)
 {
@@ -342,8 +340,7 @@ static void share_test_blocked_a(struct kunit *test)
 
 /*
  * One request, made while a runs, which a never acts on: it blocks
- * before any fork. The request's look arms the share timer on a's CPU,
- * which finds the worker running, then blocked, and promotes b there.
+ * before any fork. Its notifier promotes b as it is switched out.
  */
 static void share_test_asked_blocked(struct kunit *test)
 {
@@ -384,140 +381,7 @@ static void share_test_long_leaf(struct kunit *test)
 	blitz_pool_destroy(pool);
 }
 
-/* === A worker that went to sleep elsewhere while its CPU was away === */
-
-struct away {
-	struct blitz_pool *pool;
-	struct blitz_job job;
-	struct completion started, a_ready, offlined, b_ran, done;
-	struct blitz_worker *a_worker, *b_worker;
-	u64 promoted;
-	bool sleeping_for_b, b_late;
-};
-
-static void away_b(void *arg)
-{
-	struct away *s = arg;
-
-	s->b_worker = blitz_current_worker();
-	complete(&s->b_ran);
-}
-
-/*
- * Nothing asks for b while a sleeps on its own CPU: a clears what its
- * cold start armed. Once its CPU is offline and a runs elsewhere, a asks
- * for b itself and sleeps until b has run, for at most 5 s.
- */
-static void away_a(void *arg)
-{
-	struct away *s = arg;
-	struct blitz_worker *w = s->a_worker;
-
-	hrtimer_cancel(&w->share_timer);
-	WRITE_ONCE(w->forks.share, 0);
-	complete(&s->a_ready);
-	wait_for_completion(&s->offlined);
-	s->promoted = share_stat(w, BLITZ_STAT_PROMOTED);
-	blitz_ask(w, w);
-	WRITE_ONCE(s->sleeping_for_b, true);
-	s->b_late = !wait_for_completion_timeout(&s->b_ran, 5 * HZ);
-}
-
-/* On the worker of CPU 0, which cannot go offline, it joins nothing. */
-static void away_job(struct blitz_job *job)
-{
-	struct away *s = container_of(job, struct away, job);
-
-	s->a_worker = blitz_current_worker();
-	complete(&s->started);
-	if (s->a_worker->cpu)
-		blitz_join(away_a, s, away_b, s);
-	complete(&s->done);
-}
-
-/* From CPU 1: the job is injected on the list of CPU 1's worker. */
-static int away_submit(void *arg)
-{
-	struct away *s = arg;
-
-	WARN_ON(blitz_submit(s->pool, &s->job));
-	return 0;
-}
-
-/* @p is asleep, not on @cpu. */
-static bool away_elsewhere(struct task_struct *p, unsigned int cpu)
-{
-	return !task_is_running(p) && task_cpu(p) != cpu;
-}
-
-/*
- * The joining worker sleeps in a on its own CPU, which goes offline; a
- * then wakes elsewhere, asks for its b, and sleeps there until b has run.
- * When the CPU is back, its share timer must find the worker blocked,
- * though not on that CPU, and promote b for the other worker to steal.
- * It looked only for the worker on its CPU: b ran when a gave up, 5 s
- * later, on a's worker. The job is submitted from CPU 1, and submitted
- * again if CPU 0's worker took it.
- */
-static void share_test_hotplug_blocked_a(struct kunit *test)
-{
-	struct blitz_pool *pool = share_pool_two(test, "kunit-away");
-	struct away *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct task_struct *t;
-	unsigned long deadline;
-	unsigned int cpu;
-	int round, ret;
-
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU))
-		kunit_skip(test, "needs CPU hotplug");
-	for (round = 0; round < 20; round++) {
-		memset(s, 0, sizeof(*s));
-		s->pool = pool;
-		blitz_job_init(&s->job, away_job);
-		init_completion(&s->started);
-		init_completion(&s->a_ready);
-		init_completion(&s->offlined);
-		init_completion(&s->b_ran);
-		init_completion(&s->done);
-		/* Both asleep: neither looks, nor asks, when the job comes. */
-		deadline = jiffies + 5 * HZ;
-		while (share_sleeping(pool) < 2 &&
-		       time_before(jiffies, deadline))
-			msleep(20);
-		t = kthread_run_on_cpu(away_submit, s, 1, "kunit-away/%u");
-		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
-		wait_for_completion(&s->started);
-		cpu = s->a_worker->cpu;
-		if (cpu)
-			break;
-		wait_for_completion(&s->done);
-	}
-	KUNIT_ASSERT_NE_MSG(test, cpu, 0U, "20 jobs ran on CPU 0's worker");
-
-	wait_for_completion(&s->a_ready);
-	/* Failed, a sleeps on its CPU, b is stolen, and the test fails. */
-	ret = remove_cpu(cpu);
-	KUNIT_EXPECT_EQ(test, ret, 0);
-	complete(&s->offlined);
-	deadline = jiffies + 5 * HZ;
-	while (!(READ_ONCE(s->sleeping_for_b) &&
-		 away_elsewhere(s->a_worker->task, cpu)) &&
-	       time_before(jiffies, deadline))
-		usleep_range(100, 200);
-	KUNIT_EXPECT_TRUE(test, away_elsewhere(s->a_worker->task, cpu));
-	if (!ret)
-		KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
-	wait_for_completion(&s->done);
-
-	/* b was not promoted while a slept on its CPU: this is the window. */
-	KUNIT_EXPECT_EQ(test, s->promoted, 0ULL);
-	KUNIT_EXPECT_FALSE(test, s->b_late);
-	KUNIT_EXPECT_PTR_NE(test, s->b_worker, s->a_worker);
-	blitz_pool_destroy(pool);
-}
-
-/* === A long wait backs the share timer off === */
+/* === A long wait takes no timer === */
 
 struct longwait {
 	struct blitz_worker *a_worker, *b_worker;
@@ -543,7 +407,7 @@ static void longwait_a(void *arg)
 	/* b is promoted while we sleep, and stolen. */
 	if (!wait_for_completion_timeout(&l->b_started, 5 * HZ))
 		return;
-	/* A request of us, pending while we wait: our CPU looks at it. */
+	/* A request of us, pending while we wait. */
 	hrtimer_cancel(&w->share_timer);
 	WRITE_ONCE(w->forks.share, 0);
 	blitz_ask(w, w);
@@ -572,10 +436,10 @@ static void longwait_root(void *arg)
  * A joiner, one join deep, waits 1 s for its stolen b, with a request
  * pending (its own, then the idle third worker's, once that has run the
  * outer b). Asleep, with every frame of its promoted, it can change
- * nothing until b is done: its share timer, finding that, backs off to
- * one look every 12.8 ms, about 86 looks in the second. It looked every
- * interval: 10000 times with high-resolution timers, 214 at the 4 ms
- * ticks of the x86_64 KUnit kernel.
+ * nothing until b is done, and its share timer does not fire: a timer
+ * that looked every interval for a switched-out owner fired 10000 times
+ * with high-resolution timers, 214 at the 4 ms ticks of the x86_64 KUnit
+ * kernel, then, backing off, 83-84.
  */
 static void share_test_long_wait(struct kunit *test)
 {
@@ -591,9 +455,8 @@ static void share_test_long_wait(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, blitz_call(pool, longwait_root, &l), 0);
 	KUNIT_EXPECT_PTR_NE(test, l.b_worker, l.a_worker);
 	looks = l.looks_after - l.looks_before;
-	kunit_info(test, "%llu looks while the joiner waited", looks);
-	KUNIT_EXPECT_GE(test, looks, 1ULL);
-	KUNIT_EXPECT_LT(test, looks, 150ULL);
+	kunit_info(test, "%llu share timers while the joiner waited", looks);
+	KUNIT_EXPECT_LT(test, looks, 2ULL);
 	blitz_pool_destroy(pool);
 }
 
@@ -861,7 +724,6 @@ static struct kunit_case share_test_cases[] = {
 	KUNIT_CASE(share_test_blocked_a),
 	KUNIT_CASE(share_test_asked_blocked),
 	KUNIT_CASE(share_test_long_leaf),
-	KUNIT_CASE(share_test_hotplug_blocked_a),
 	KUNIT_CASE(share_test_long_wait),
 	KUNIT_CASE(share_test_wait_renewed),
 	KUNIT_CASE(share_test_parallel_for),

@@ -210,7 +210,6 @@ struct blitz_latch {
 	atomic_t state;
 };
 
-struct blitz_call_frame;
 struct blitz_worker;
 
 /**
@@ -220,7 +219,6 @@ struct blitz_worker;
  * @job: queued on the deque when the frame is promoted
  * @latch: set by the thief that ran b
  * @owner: the joining worker's task
- * @origin: the joiner's blitz_call() when the frame was promoted
  * @thief: the worker running b, published with release
  * @thief_base: the thief's deque bottom when b started: frames pushed from
  *		there on, while b runs, descend from b
@@ -234,7 +232,6 @@ struct blitz_join_frame {
 	struct blitz_job job;
 	struct blitz_latch latch;
 	struct task_struct *owner;
-	struct blitz_call_frame *origin;
 	struct blitz_worker *thief;
 	long thief_base;
 };
@@ -250,7 +247,7 @@ struct blitz_join_frame {
  *	   worker's share timer, read at every fork
  *
  * The first member of a worker. @depth, @published and @latent are the
- * worker's own, and, while it is switched out, its CPU's (share.c).
+ * worker's own, and, while it is switched out, its notifier's (share.c).
  */
 struct blitz_forks {
 	unsigned int depth;
@@ -296,8 +293,8 @@ void __blitz_join_promoted(struct blitz_forks *forks,
 
 /*
  * Open frame @f at @i, the next free slot of the current worker's latent
- * stack. Its b is stored first: from the depth store on, our CPU may
- * promote the frame while we are switched out (share.c).
+ * stack. Its b is stored first: from the depth store on, our notifier may
+ * promote the frame when we are switched out (share.c).
  */
 static __always_inline void __blitz_fork(struct blitz_forks *forks,
 					 struct blitz_join_frame *f,
@@ -373,11 +370,11 @@ static __always_inline void __blitz_join(struct blitz_forks *forks,
  * inline, and @b runs inline after it unless another worker took it
  * meanwhile. @b is offered to other workers lazily, when one of them
  * wants work: at a later fork of the caller (a join or parallel loop in
- * @a), or, while the caller is blocked or preempted in @a, from an
- * interrupt on its CPU. So a join that nobody needs costs a few plain
- * loads and stores around the two calls, and @a may wait for @b to run,
- * by sleeping, as long as another worker is there to take it. An @a that
- * spins without forking keeps @b to itself. While a stolen @b runs
+ * @a), or when the caller is switched out in @a, blocked or preempted.
+ * So a join that nobody needs costs a few plain loads and stores around
+ * the two calls, and @a may wait for @b to run, by sleeping: a blocked
+ * worker's CPU gets a spare worker, which takes @b if nobody else does.
+ * An @a that spins without forking keeps @b to itself. While a stolen @b runs
  * elsewhere, the caller runs only work that descends from @b (joins @b
  * makes), or sleeps: never an unrelated job, so the caller may hold a
  * lock that other jobs take. Jobs that @a submits are not run by the

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * blitz tracepoints: jobs submitted, run, stolen; workers asleep and
- * woken; join frames promoted and stolen. System "blitz", for perf,
- * trace-cmd and bpftrace; modelled on include/trace/events/workqueue.h.
- * Each event names its pool and, where one acts, the worker by its index.
+ * woken, blocked and unblocked; spares started and stopped; join frames
+ * promoted and stolen. System "blitz", for perf, trace-cmd and bpftrace;
+ * modelled on include/trace/events/workqueue.h. Each event names its pool
+ * and, where one acts, the worker by its index.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM blitz
@@ -141,6 +142,65 @@ DEFINE_EVENT(blitz_worker, blitz_sleep,
 DEFINE_EVENT(blitz_worker, blitz_wake,
 	     TP_PROTO(const char *pool, unsigned int worker),
 	     TP_ARGS(pool, worker)
+);
+
+/**
+ * blitz_block - a worker blocked in a job
+ * @pool: the pool's name
+ * @worker: its index
+ *
+ * Fired by the worker's preempt notifier, as it is switched out with its
+ * task not runnable; a preemption does not fire it.
+ */
+DEFINE_EVENT(blitz_worker, blitz_block,
+	     TP_PROTO(const char *pool, unsigned int worker),
+	     TP_ARGS(pool, worker)
+);
+
+/**
+ * blitz_unblock - a worker that blocked in a job runs again
+ * @pool: the pool's name
+ * @worker: its index
+ */
+DEFINE_EVENT(blitz_worker, blitz_unblock,
+	     TP_PROTO(const char *pool, unsigned int worker),
+	     TP_ARGS(pool, worker)
+);
+
+DECLARE_EVENT_CLASS(blitz_spare,
+		    TP_PROTO(const char *pool, unsigned int worker, int cpu),
+		    TP_ARGS(pool, worker, cpu),
+		    TP_STRUCT__entry(__array(char, pool, BLITZ_TRACE_POOL_LEN)
+				     __field(unsigned int, worker)
+				     __field(int, cpu)),
+		    TP_fast_assign(strscpy(__entry->pool, pool,
+					   BLITZ_TRACE_POOL_LEN);
+				   __entry->worker = worker;
+				   __entry->cpu = cpu;),
+		    TP_printk("pool=%s worker=%u cpu=%d", __entry->pool,
+			      __entry->worker, __entry->cpu)
+);
+
+/**
+ * blitz_spare_start - a spare worker is put on duty
+ * @pool: the pool's name
+ * @worker: the spare's index
+ * @cpu: the CPU whose workers all blocked, where it runs
+ */
+DEFINE_EVENT(blitz_spare, blitz_spare_start,
+	     TP_PROTO(const char *pool, unsigned int worker, int cpu),
+	     TP_ARGS(pool, worker, cpu)
+);
+
+/**
+ * blitz_spare_stop - a spare worker goes back to its parked list
+ * @pool: the pool's name
+ * @worker: the spare's index
+ * @cpu: its CPU, where another worker runs again
+ */
+DEFINE_EVENT(blitz_spare, blitz_spare_stop,
+	     TP_PROTO(const char *pool, unsigned int worker, int cpu),
+	     TP_ARGS(pool, worker, cpu)
 );
 
 DECLARE_EVENT_CLASS(blitz_frame,

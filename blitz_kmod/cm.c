@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Concurrency management, as the workqueue's (cmwq): a job that blocks
+ * does not idle its CPU's share of the pool. Each worker's preempt
+ * notifier sees it block in a job; when no worker homed on that CPU is
+ * left running, a spare worker of the pool is put on duty there, and
+ * goes back to its parked list once another worker of that CPU runs
+ * again. Documentation/blitz/design.rst, "Jobs that sleep".
+ */
+#include <linux/cpu.h>
+#include <linux/irq_work.h>
+#include <linux/kthread.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+
+#include "blitz.h"
+
+unsigned int blitz_max_spares = 256;
+module_param_named(max_spares, blitz_max_spares, uint, 0644);
+MODULE_PARM_DESC(max_spares,
+		 "spare workers a pool may have, read when it is created (default 256)");
+
+unsigned int blitz_spare_idle_ms = 10000;
+module_param_named(spare_idle_ms, blitz_spare_idle_ms, uint, 0644);
+MODULE_PARM_DESC(spare_idle_ms,
+		 "how long a parked spare worker lives unneeded, in ms (default 10000)");
+
+/* What the notifier leaves to the worker's irq_work. */
+enum {
+	BLITZ_DEFER_POST,	/* frames promoted: post them */
+	BLITZ_DEFER_SPARE,	/* the last running worker of a CPU blocked */
+	BLITZ_DEFER_IDLE,	/* an idle worker was preempted */
+	BLITZ_DEFER_NUDGE,	/* a worker runs again where spares are */
+};
+
+static struct blitz_cm_cpu *blitz_cm_cpu(struct blitz_worker *w)
+{
+	return per_cpu_ptr(w->pool->cm, w->cpu);
+}
+
+static void blitz_manage_soon(struct blitz_pool *pool)
+{
+	queue_work(system_unbound_wq, &pool->manage);
+}
+
+/*
+ * The last running worker of @cpu blocked: put a parked spare on duty
+ * there, unless one of them runs again meanwhile. When none is left
+ * parked, have the manager make one, to be put on duty at once if still
+ * needed. Hard interrupt, on @cpu.
+ */
+static void blitz_spare_wake(struct blitz_pool *pool, int cpu)
+{
+	struct blitz_cm_cpu *cm = per_cpu_ptr(pool->cm, cpu);
+	struct blitz_worker *s = NULL;
+	bool manage = false;
+
+	raw_spin_lock(&cm->lock);
+	if (!atomic_read(&cm->nr_running)) {
+		s = list_first_entry_or_null(&cm->parked, struct blitz_worker,
+					     spare_node);
+		if (s) {
+			list_move(&s->spare_node, &cm->on_duty);
+			WRITE_ONCE(cm->nr_on_duty, cm->nr_on_duty + 1);
+			atomic_inc(&cm->nr_running);
+			WRITE_ONCE(s->on_duty, true);
+		}
+		manage = list_empty(&cm->parked);
+		if (manage)
+			WRITE_ONCE(cm->want, true);
+	}
+	raw_spin_unlock(&cm->lock);
+	if (s) {
+		trace_blitz_spare_start(pool->name, s->index, cpu);
+		/* Pairs with set_current_state() in blitz_spare_wait(). */
+		wake_up_process(s->task);
+	}
+	if (manage)
+		blitz_manage_soon(pool);
+}
+
+/*
+ * A worker of @cpu runs again: have the spares on duty there that sleep
+ * in the sleep protocol look whether they are still needed
+ * (blitz_sleep()). Hard interrupt.
+ */
+static void blitz_spare_nudge(struct blitz_pool *pool, int cpu)
+{
+	struct blitz_cm_cpu *cm = per_cpu_ptr(pool->cm, cpu);
+	struct blitz_worker *s;
+
+	raw_spin_lock(&cm->lock);
+	list_for_each_entry(s, &cm->on_duty, spare_node)
+		swake_up_one(&s->idle_wait);
+	raw_spin_unlock(&cm->lock);
+}
+
+/* What the notifier could not do under the runqueue lock. */
+static void blitz_deferred_fn(struct irq_work *work)
+{
+	struct blitz_worker *w = container_of(work, struct blitz_worker,
+					      irq_work);
+	unsigned long defer = atomic_long_xchg(&w->deferred, 0);
+	struct task_struct *kick;
+
+	if (defer & BIT(BLITZ_DEFER_POST))
+		blitz_new_jobs(w->pool, w->index + 1);
+	/* A worker of our pool, which outlives its jobs. */
+	kick = xchg(&w->kick, NULL);
+	if (kick)
+		wake_up_process(kick);
+	if (defer & BIT(BLITZ_DEFER_IDLE))
+		blitz_idle_handoff(w->pool,
+				   blitz_counters_load(&w->pool->counters),
+				   w->index + 1);
+	if (defer & BIT(BLITZ_DEFER_SPARE))
+		blitz_spare_wake(w->pool, w->cpu);
+	if (defer & BIT(BLITZ_DEFER_NUDGE))
+		blitz_spare_nudge(w->pool, w->cpu);
+}
+
+void blitz_cm_worker_init(struct blitz_worker *w)
+{
+	INIT_LIST_HEAD(&w->spare_node);
+	w->irq_work = IRQ_WORK_INIT_HARD(blitz_deferred_fn);
+}
+
+#ifdef CONFIG_PREEMPT_NOTIFIERS
+/*
+ * The worker is switched out, with the runqueue lock held and interrupts
+ * off: nothing here may wake a task, the irq_work does (hard, also on
+ * PREEMPT_RT; it runs as soon as this CPU enables interrupts). Only at
+ * its home CPU is the worker counted: away (its CPU going or gone), it
+ * runs wherever the scheduler puts it.
+ *
+ * A worker whose task is not runnable blocked; one that is was
+ * preempted. A worker preempted between set_current_state() and
+ * schedule() counts as blocked until it runs again: a spare runs
+ * meanwhile. A wait for a PREEMPT_RT spinlock is not counted, as the
+ * workqueue does not count it.
+ */
+static void blitz_sched_out(struct preempt_notifier *pn,
+			    struct task_struct *next)
+{
+	struct blitz_worker *w = container_of(pn, struct blitz_worker,
+					      notifier);
+	unsigned int state = READ_ONCE(current->__state);
+	enum blitz_cm_state cm = READ_ONCE(w->cm);
+	bool block = state != TASK_RUNNING && state != TASK_RTLOCK_WAIT &&
+		     cm == BLITZ_CM_RUNNING;
+	unsigned long defer = 0;
+	u64 c;
+
+	/*
+	 * Latent frames, for whoever may take them: a spare, if we block;
+	 * else an idle worker, or the one that asked. A kick not yet woken
+	 * holds them back for the next time.
+	 */
+	if (w->forks.published < w->forks.depth && !READ_ONCE(w->kick) &&
+	    (block || (READ_ONCE(w->forks.share) & BLITZ_SHARE_ASK) ||
+	     blitz_inactive(blitz_counters_load(&w->pool->counters))) &&
+	    blitz_promote_switched_out(w))
+		defer |= BIT(BLITZ_DEFER_POST);
+	if (w->cpu != raw_smp_processor_id())
+		goto out;
+	if (block) {
+		w->blocked = true;
+		blitz_stat_inc(w, BLITZ_STAT_BLOCKS);
+		trace_blitz_block(w->pool->name, w->index);
+		if (atomic_dec_and_test(&blitz_cm_cpu(w)->nr_running))
+			defer |= BIT(BLITZ_DEFER_SPARE);
+	} else if (state == TASK_RUNNING && cm == BLITZ_CM_LOOKING) {
+		/*
+		 * Counted idle, but it cannot look until it runs again: not
+		 * an awake idle worker that posters may count on. As
+		 * blitz_idle_work_found(), with the hand-off deferred.
+		 */
+		c = blitz_sub_inactive(&w->pool->counters);
+		w->idle_out = true;
+		if (blitz_sleeping(c) && !blitz_awake_idle(c))
+			defer |= BIT(BLITZ_DEFER_IDLE);
+	}
+out:
+	if (defer) {
+		atomic_long_or(defer, &w->deferred);
+		irq_work_queue(&w->irq_work);
+	}
+}
+
+/*
+ * The worker runs again: undo what its switch-out counted. Spares on
+ * duty at its CPU may not be needed any more: its irq_work nudges them.
+ */
+static void blitz_sched_in(struct preempt_notifier *pn, int cpu)
+{
+	struct blitz_worker *w = container_of(pn, struct blitz_worker,
+					      notifier);
+	struct blitz_cm_cpu *cm = blitz_cm_cpu(w);
+
+	this_cpu_write(blitz_running, &w->forks);
+	if (w->blocked) {
+		w->blocked = false;
+		trace_blitz_unblock(w->pool->name, w->index);
+		/*
+		 * Fully ordered: a spare that looks at the count after the
+		 * nudge's swake_up_one() finds it sleeping, or sees the
+		 * count (blitz_sleep()).
+		 */
+		if (atomic_inc_return(&cm->nr_running) > 1 &&
+		    READ_ONCE(cm->nr_on_duty)) {
+			atomic_long_or(BIT(BLITZ_DEFER_NUDGE), &w->deferred);
+			irq_work_queue(&w->irq_work);
+		}
+	}
+	if (w->idle_out) {
+		w->idle_out = false;
+		blitz_add_inactive(&w->pool->counters);
+	}
+}
+
+static struct preempt_ops blitz_cm_ops = {
+	.sched_in = blitz_sched_in,
+	.sched_out = blitz_sched_out,
+};
+
+/* The notifiers' static key: on while blitz is loaded. */
+void blitz_cm_init(void)
+{
+	preempt_notifier_inc();
+}
+
+void blitz_cm_exit(void)
+{
+	preempt_notifier_dec();
+}
+
+/**
+ * blitz_cm_start - the current worker starts: watch its switches
+ * @w: the current worker
+ *
+ * Context: the worker, in task context, before it runs a job.
+ */
+void blitz_cm_start(struct blitz_worker *w)
+{
+	preempt_notifier_init(&w->notifier, &blitz_cm_ops);
+	preempt_disable();
+	preempt_notifier_register(&w->notifier);
+	preempt_enable();
+}
+
+/**
+ * blitz_cm_stop - the current worker exits: its switches count no more
+ * @w: the current worker
+ *
+ * Context: the worker, in task context, with no job left to run.
+ */
+void blitz_cm_stop(struct blitz_worker *w)
+{
+	/* Marked: its notifier may read it in an interrupt's preemption. */
+	WRITE_ONCE(w->cm, BLITZ_CM_OFF);
+	preempt_disable();
+	preempt_notifier_unregister(&w->notifier);
+	preempt_enable();
+}
+#else
+void blitz_cm_init(void)
+{
+	pr_info("blitz: no CONFIG_PREEMPT_NOTIFIERS: a job that blocks keeps its worker\n");
+}
+
+void blitz_cm_exit(void)
+{
+}
+
+void blitz_cm_start(struct blitz_worker *w)
+{
+}
+
+void blitz_cm_stop(struct blitz_worker *w)
+{
+	WRITE_ONCE(w->cm, BLITZ_CM_OFF);
+}
+#endif /* CONFIG_PREEMPT_NOTIFIERS */
+
+/**
+ * blitz_spare_leave - park the current spare if its CPU runs another
+ * @w: the current worker, a spare on duty, between jobs, not counted idle
+ *
+ * Context: task context.
+ * Return: true when @w is parked: it must drop what it holds of the
+ * pool, and wait in blitz_spare_wait().
+ */
+bool blitz_spare_leave(struct blitz_worker *w)
+{
+	struct blitz_cm_cpu *cm = blitz_cm_cpu(w);
+	bool leave;
+
+	if (!blitz_spare_surplus(w))
+		return false;
+	blitz_race_window(BLITZ_RACE_SPARE_LEAVE);
+	raw_spin_lock_irq(&cm->lock);
+	leave = atomic_add_unless(&cm->nr_running, -1, 1);
+	if (leave) {
+		WRITE_ONCE(w->cm, BLITZ_CM_OFF);
+		WRITE_ONCE(w->on_duty, false);
+		list_move(&w->spare_node, &cm->parked);
+		WRITE_ONCE(cm->nr_on_duty, cm->nr_on_duty - 1);
+	}
+	raw_spin_unlock_irq(&cm->lock);
+	if (leave)
+		trace_blitz_spare_stop(w->pool->name, w->index, w->cpu);
+	return leave;
+}
+
+/**
+ * blitz_spare_wait - wait parked until put on duty
+ * @w: the current worker, a spare, parked
+ *
+ * A spare left parked for spare_idle_ms leaves its list and has the
+ * manager stop it.
+ *
+ * Context: task context.
+ * Return: true when @w is on duty; false when it is to exit: the pool
+ * stops, or the manager reaps it.
+ */
+bool blitz_spare_wait(struct blitz_worker *w)
+{
+	struct blitz_cm_cpu *cm = blitz_cm_cpu(w);
+	long left = msecs_to_jiffies(READ_ONCE(blitz_spare_idle_ms));
+	bool reap;
+
+	blitz_race_window(BLITZ_RACE_SPARE_PARK);
+	for (;;) {
+		/*
+		 * Orders our state before the look at on_duty; pairs with the
+		 * wake-up after the waker's store of it (blitz_spare_wake()).
+		 */
+		set_current_state(TASK_IDLE);
+		if (READ_ONCE(w->on_duty) || blitz_latch_probe(&w->stop))
+			break;
+		left = schedule_timeout(left);
+		if (left)
+			continue;
+		raw_spin_lock_irq(&cm->lock);
+		reap = !w->on_duty;
+		if (reap)
+			list_del_init(&w->spare_node);
+		raw_spin_unlock_irq(&cm->lock);
+		if (reap) {
+			__set_current_state(TASK_RUNNING);
+			WRITE_ONCE(w->reap, true);
+			blitz_manage_soon(w->pool);
+			return false;
+		}
+		left = msecs_to_jiffies(READ_ONCE(blitz_spare_idle_ms));
+	}
+	__set_current_state(TASK_RUNNING);
+	if (blitz_latch_probe(&w->stop))
+		return false;
+	WRITE_ONCE(w->cm, BLITZ_CM_RUNNING);
+	return true;
+}
+
+/*
+ * A spare for @cpu, in a slot whose spare exited or a new one, put on
+ * duty if @cpu has no worker running, else parked. Its thread has
+ * nothing to look up before it runs: it is woken at once.
+ */
+static int blitz_spare_create(struct blitz_pool *pool, int cpu)
+{
+	struct blitz_cm_cpu *cm = per_cpu_ptr(pool->cm, cpu);
+	struct blitz_worker *w = NULL;
+	unsigned int i;
+	bool on_duty;
+	int ret;
+
+	lockdep_assert_held(&pool->manage_lock);
+	if (pool->nr_spares >= pool->max_spares)
+		return -ENOSPC;
+	/* A slot keeps its CPU: lockless readers read it plainly. */
+	for (i = pool->nr_workers; i < pool->nr_slots; i++) {
+		w = pool->workers[i];
+		if (!w->task && w->cpu == cpu)
+			break;
+	}
+	if (i == pool->nr_slots) {
+		if (i == pool->capacity)
+			return -ENOSPC;
+		w = blitz_worker_alloc(pool, i, cpu);
+		if (!w)
+			return -ENOMEM;
+		w->spare = true;
+	}
+	ret = blitz_worker_create(w);
+	if (ret) {
+		if (i == pool->nr_slots)
+			kfree(w);
+		return ret;
+	}
+	if (i == pool->nr_slots) {
+		pool->workers[i] = w;
+		/* Pairs with smp_load_acquire() in blitz_nr_slots(). */
+		smp_store_release(&pool->nr_slots, i + 1);
+	}
+	pool->nr_spares++;
+
+	blitz_race_window(BLITZ_RACE_SPARE_MADE);
+	raw_spin_lock_irq(&cm->lock);
+	on_duty = !atomic_read(&cm->nr_running);
+	WRITE_ONCE(w->on_duty, on_duty);
+	if (on_duty) {
+		atomic_inc(&cm->nr_running);
+		list_add(&w->spare_node, &cm->on_duty);
+		WRITE_ONCE(cm->nr_on_duty, cm->nr_on_duty + 1);
+	} else {
+		list_add(&w->spare_node, &cm->parked);
+	}
+	WRITE_ONCE(cm->want, false);
+	raw_spin_unlock_irq(&cm->lock);
+	if (on_duty)
+		trace_blitz_spare_start(pool->name, w->index, cpu);
+	wake_up_process(w->task);
+	return 0;
+}
+
+/*
+ * Stop the spares that waited parked too long. Their slots stay, for
+ * spares of the same CPU: lockless readers walk every slot up to
+ * nr_slots.
+ */
+static void blitz_spares_reap(struct blitz_pool *pool)
+{
+	struct blitz_worker *w;
+	bool reaped = false;
+	unsigned int i;
+
+	for (i = pool->nr_workers; i < pool->nr_slots; i++) {
+		w = pool->workers[i];
+		if (!w->task || !READ_ONCE(w->reap))
+			continue;
+		kthread_stop(w->task);
+		irq_work_sync(&w->irq_work);
+		put_task_struct(w->task);
+		w->task = NULL;
+		WRITE_ONCE(w->reap, false);
+		pool->nr_spares--;
+		reaped = true;
+	}
+	/*
+	 * A task may still be comparing the hint that named the exited
+	 * spare with itself, with preemption off (__blitz_running()), when
+	 * a new spare takes the slot and its forks.task.
+	 */
+	if (reaped)
+		synchronize_rcu();
+}
+
+/*
+ * The manager: stops the spares that waited too long, and makes one for
+ * each CPU that has none parked, never on a path that must not sleep. A
+ * work item: one runs at a time. Under the hotplug lock: a spare is made
+ * for, and bound to, an online CPU.
+ */
+static void blitz_manage(struct work_struct *work)
+{
+	struct blitz_pool *pool = container_of(work, struct blitz_pool,
+					       manage);
+	int cpu;
+
+	cpus_read_lock();
+	mutex_lock(&pool->manage_lock);
+	if (pool->stopping)
+		goto unlock;
+	blitz_spares_reap(pool);
+	for_each_online_cpu(cpu) {
+		if (READ_ONCE(per_cpu_ptr(pool->cm, cpu)->want) &&
+		    blitz_spare_create(pool, cpu))
+			break;
+	}
+unlock:
+	mutex_unlock(&pool->manage_lock);
+	cpus_read_unlock();
+}
+
+/**
+ * blitz_cm_pool_init - concurrency management for a new pool
+ * @pool: the pool, before its workers are made
+ *
+ * Context: process context.
+ * Return: 0 or -ENOMEM.
+ */
+int blitz_cm_pool_init(struct blitz_pool *pool)
+{
+	struct blitz_cm_cpu *cm;
+	int cpu;
+
+	pool->cm = alloc_percpu(struct blitz_cm_cpu);
+	if (!pool->cm)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		cm = per_cpu_ptr(pool->cm, cpu);
+		raw_spin_lock_init(&cm->lock);
+		INIT_LIST_HEAD(&cm->on_duty);
+		INIT_LIST_HEAD(&cm->parked);
+	}
+	INIT_WORK(&pool->manage, blitz_manage);
+	mutex_init(&pool->manage_lock);
+	return 0;
+}
+
+/**
+ * blitz_cm_pool_stop - no spare is made or reaped any more
+ * @pool: the pool, drained
+ *
+ * Context: process context; sleeps until the manager is done.
+ */
+void blitz_cm_pool_stop(struct blitz_pool *pool)
+{
+	mutex_lock(&pool->manage_lock);
+	pool->stopping = true;
+	mutex_unlock(&pool->manage_lock);
+}

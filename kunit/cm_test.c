@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for jobs that sleep (cm.c): a job that blocks does not idle
+ * its CPU's share of the pool, a preemption is not a block, spares are
+ * bounded and exit when unneeded, and the three deadlocks a review found
+ * when waiting workers ran other work (N1, N2, N3) do not happen.
+ */
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/mutex.h>
+#include <linux/wait_bit.h>
+
+#include "../blitz_kmod/blitz.h"
+
+static u64 cm_stat(struct blitz_pool *pool, enum blitz_stat s)
+{
+	unsigned int i, n = blitz_nr_slots(pool);
+	u64 sum = 0;
+
+	for (i = 0; i < n; i++)
+		sum += READ_ONCE(pool->workers[i]->stats[s]);
+	return sum;
+}
+
+static unsigned int cm_spares(struct blitz_pool *pool)
+{
+	/* The manager's count, written under its lock: a snapshot. */
+	return data_race(pool->nr_spares);
+}
+
+/* === A job waits for a job submitted after it === */
+
+struct later {
+	struct blitz_job first, second;
+	struct completion started, signal, done;
+	struct task_struct *first_task, *second_task;
+	bool timed_out;
+};
+
+static void later_first(struct blitz_job *job)
+{
+	struct later *l = container_of(job, struct later, first);
+
+	l->first_task = current;
+	complete(&l->started);
+	l->timed_out = !wait_for_completion_timeout(&l->signal, 10 * HZ);
+	complete(&l->done);
+}
+
+static void later_second(struct blitz_job *job)
+{
+	struct later *l = container_of(job, struct later, second);
+
+	l->second_task = current;
+	complete(&l->signal);
+}
+
+/*
+ * In a pool of one worker, a job waits for one submitted after it
+ * started: a spare runs the second while the first blocks. Rounds after
+ * the first find a spare parked, or the one on duty.
+ */
+static void cm_test_later_job(struct kunit *test)
+{
+	/* Not test-managed: on a failure the stuck job still uses it. */
+	struct later *l = kzalloc(sizeof(*l), GFP_KERNEL);
+	struct blitz_pool *pool;
+	int round;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	pool = blitz_pool_create("kunit-later", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	for (round = 0; round < 5; round++) {
+		blitz_job_init(&l->first, later_first);
+		blitz_job_init(&l->second, later_second);
+		init_completion(&l->started);
+		init_completion(&l->signal);
+		init_completion(&l->done);
+		KUNIT_ASSERT_EQ(test, blitz_submit(pool, &l->first), 0);
+		wait_for_completion(&l->started);
+		KUNIT_ASSERT_EQ(test, blitz_submit(pool, &l->second), 0);
+		wait_for_completion(&l->done);
+		KUNIT_EXPECT_FALSE_MSG(test, l->timed_out,
+				       "round %d: the second job waited for the first",
+				       round);
+		KUNIT_EXPECT_PTR_NE(test, l->first_task, l->second_task);
+		if (l->timed_out)
+			break;
+	}
+	KUNIT_EXPECT_GE(test, cm_stat(pool, BLITZ_STAT_BLOCKS), 5ULL);
+	KUNIT_EXPECT_GE(test, cm_spares(pool), 1U);
+	blitz_pool_destroy(pool);
+	kfree(l);
+}
+
+/* === Every worker blocked, the pool still runs jobs === */
+
+#define SHARE_JOBS	64
+#define SHARE_SLEEPERS	8
+
+struct share_job {
+	struct blitz_job job;
+	struct blocked *b;
+	atomic_t runs;
+};
+
+struct blocked {
+	struct share_job sleepers[SHARE_SLEEPERS];
+	struct share_job jobs[SHARE_JOBS];
+	struct completion release;
+	atomic_t asleep, ran;
+	bool released, late;
+};
+
+static void blocked_sleeper(struct blitz_job *job)
+{
+	struct share_job *j = container_of(job, struct share_job, job);
+	struct blocked *b = j->b;
+
+	atomic_inc(&j->runs);
+	atomic_inc(&b->asleep);
+	wake_up_var(&b->asleep);
+	if (!wait_for_completion_timeout(&b->release, 20 * HZ))
+		WRITE_ONCE(b->late, true);
+}
+
+static void blocked_job(struct blitz_job *job)
+{
+	struct share_job *j = container_of(job, struct share_job, job);
+
+	atomic_inc(&j->runs);
+	atomic_inc(&j->b->ran);
+	wake_up_var(&j->b->ran);
+}
+
+/*
+ * One job per worker sleeps until the test releases it; the jobs
+ * submitted meanwhile all run, on spares, before the release.
+ */
+static void cm_test_all_blocked(struct kunit *test)
+{
+	unsigned int n = min(num_online_cpus(), SHARE_SLEEPERS);
+	struct blocked *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	struct blitz_pool *pool;
+	bool all;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	init_completion(&b->release);
+	pool = blitz_pool_create("kunit-blocked", n);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	for (i = 0; i < n; i++) {
+		b->sleepers[i].b = b;
+		blitz_job_init(&b->sleepers[i].job, blocked_sleeper);
+		KUNIT_EXPECT_EQ(test, blitz_submit(pool, &b->sleepers[i].job), 0);
+	}
+	wait_var_event_timeout(&b->asleep, atomic_read(&b->asleep) == n,
+			       10 * HZ);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->asleep), n);
+	for (i = 0; i < SHARE_JOBS; i++) {
+		b->jobs[i].b = b;
+		blitz_job_init(&b->jobs[i].job, blocked_job);
+		KUNIT_EXPECT_EQ(test, blitz_submit(pool, &b->jobs[i].job), 0);
+	}
+	all = wait_var_event_timeout(&b->ran,
+				     atomic_read(&b->ran) == SHARE_JOBS,
+				     10 * HZ);
+	KUNIT_EXPECT_TRUE_MSG(test, all,
+			      "%d of %d jobs ran while %u workers slept",
+			      atomic_read(&b->ran), SHARE_JOBS, n);
+	complete_all(&b->release);
+	blitz_pool_destroy(pool);
+	KUNIT_EXPECT_FALSE(test, b->late);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&b->sleepers[i].runs), 1);
+	for (i = 0; i < SHARE_JOBS; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&b->jobs[i].runs), 1);
+	kfree(b);
+}
+
+/* === Jobs that share a mutex === */
+
+#define MUTEX_JOBS	32
+
+struct locker {
+	struct blitz_job job;
+	struct lockers *l;
+	atomic_t runs;
+};
+
+struct lockers {
+	struct mutex lock;	/* what every job takes, and sleeps holding */
+	struct blitz_group group;
+	struct locker jobs[MUTEX_JOBS];
+	unsigned int inside;	/* under lock */
+	bool overlap;
+};
+
+static void locker_func(struct blitz_job *job)
+{
+	struct locker *j = container_of(job, struct locker, job);
+	struct lockers *l = j->l;
+
+	atomic_inc(&j->runs);
+	mutex_lock(&l->lock);
+	if (l->inside++)
+		l->overlap = true;
+	usleep_range(500, 1000);
+	l->inside--;
+	mutex_unlock(&l->lock);
+}
+
+/*
+ * In a pool of one worker, each job takes a mutex and sleeps holding it:
+ * the others block on the mutex, each on a spare, and all get through.
+ */
+static void cm_test_mutex(struct kunit *test)
+{
+	struct lockers *l = kunit_kzalloc(test, sizeof(*l), GFP_KERNEL);
+	struct blitz_pool *pool;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	mutex_init(&l->lock);
+	pool = blitz_pool_create("kunit-mutex", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	blitz_group_init(&l->group, pool);
+	for (i = 0; i < MUTEX_JOBS; i++) {
+		l->jobs[i].l = l;
+		blitz_job_init(&l->jobs[i].job, locker_func);
+		KUNIT_EXPECT_EQ(test,
+				blitz_group_submit(&l->group, &l->jobs[i].job), 0);
+	}
+	KUNIT_EXPECT_EQ(test, blitz_group_wait(&l->group), 0);
+	KUNIT_EXPECT_FALSE(test, l->overlap);
+	for (i = 0; i < MUTEX_JOBS; i++)
+		KUNIT_EXPECT_EQ(test, atomic_read(&l->jobs[i].runs), 1);
+	KUNIT_EXPECT_LE(test, cm_spares(pool), pool->max_spares);
+	kunit_info(test, "%u spares, %llu blocks", cm_spares(pool),
+		   cm_stat(pool, BLITZ_STAT_BLOCKS));
+	blitz_pool_destroy(pool);
+}
+
+/* === A preemption is not a block === */
+
+struct preempted {
+	struct blitz_job job;
+	struct completion done;
+	unsigned long switches;
+	u64 blocks;
+	bool stop;
+};
+
+/* Runs on the worker's CPU for as long as the job does, yielding. */
+static int preempted_hog(void *arg)
+{
+	struct preempted *p = arg;
+
+	while (!READ_ONCE(p->stop))
+		cond_resched();
+	return 0;
+}
+
+/* 100 ms of computing, with preemption points, and no block. */
+static void preempted_func(struct blitz_job *job)
+{
+	struct preempted *p = container_of(job, struct preempted, job);
+	struct blitz_worker *w = blitz_current_worker();
+	unsigned long end = jiffies + HZ / 10;
+	unsigned long nivcsw = current->nivcsw;
+
+	p->blocks = READ_ONCE(w->stats[BLITZ_STAT_BLOCKS]);
+	while (time_before(jiffies, end))
+		cond_resched();
+	p->blocks = READ_ONCE(w->stats[BLITZ_STAT_BLOCKS]) - p->blocks;
+	p->switches = current->nivcsw - nivcsw;
+	complete(&p->done);
+}
+
+/*
+ * A job that shares its CPU with a thread of its own priority is switched
+ * out, now and then, runnable: no block is counted, no spare is made.
+ */
+static void cm_test_preempted(struct kunit *test)
+{
+	struct preempted p = { .job = BLITZ_JOB_INIT(preempted_func) };
+	struct blitz_pool *pool;
+	struct task_struct *t;
+
+	init_completion(&p.done);
+	pool = blitz_pool_create("kunit-preempted", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	t = kthread_create_on_cpu(preempted_hog, &p, pool->workers[0]->cpu,
+				  "kunit-hog/%u");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	get_task_struct(t);
+	wake_up_process(t);
+	KUNIT_EXPECT_EQ(test, blitz_submit(pool, &p.job), 0);
+	wait_for_completion(&p.done);
+	WRITE_ONCE(p.stop, true);
+	kthread_stop(t);
+	put_task_struct(t);
+	kunit_info(test, "switched out %lu times, runnable", p.switches);
+	KUNIT_EXPECT_GT(test, p.switches, 0UL);
+	KUNIT_EXPECT_EQ(test, p.blocks, 0ULL);
+	KUNIT_EXPECT_EQ(test, cm_spares(pool), 0U);
+	blitz_pool_destroy(pool);
+}
+
+/* === Spares exit when unneeded === */
+
+static void spare_exit_func(struct blitz_job *job)
+{
+	msleep(20);
+}
+
+/* A spare left parked for spare_idle_ms exits; its slot stays. */
+static void cm_test_spare_exit(struct kunit *test)
+{
+	unsigned int idle_ms = blitz_spare_idle_ms;
+	struct blitz_job job = BLITZ_JOB_INIT(spare_exit_func);
+	struct blitz_group group;
+	struct blitz_pool *pool;
+	unsigned long deadline;
+	unsigned int seen = 0;
+
+	pool = blitz_pool_create("kunit-spare-exit", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	WRITE_ONCE(blitz_spare_idle_ms, 50);
+	blitz_group_init(&group, pool);
+	KUNIT_EXPECT_EQ(test, blitz_group_submit(&group, &job), 0);
+	deadline = jiffies + 5 * HZ;
+	while (!seen && time_before(jiffies, deadline)) {
+		seen = cm_spares(pool);
+		usleep_range(100, 200);
+	}
+	KUNIT_EXPECT_EQ(test, blitz_group_wait(&group), 0);
+	deadline = jiffies + 5 * HZ;
+	while (cm_spares(pool) && time_before(jiffies, deadline))
+		msleep(20);
+	WRITE_ONCE(blitz_spare_idle_ms, idle_ms);
+	KUNIT_EXPECT_GE(test, seen, 1U);
+	KUNIT_EXPECT_EQ(test, cm_spares(pool), 0U);
+	KUNIT_EXPECT_GE(test, blitz_nr_slots(pool), 2U);
+	/* A slot of an exited spare takes the next one. */
+	KUNIT_EXPECT_EQ(test, blitz_group_submit(&group, &job), 0);
+	KUNIT_EXPECT_EQ(test, blitz_group_wait(&group), 0);
+	KUNIT_EXPECT_EQ(test, blitz_nr_slots(pool), 2U);
+	blitz_pool_destroy(pool);
+}
+
+/* === The bound === */
+
+#define BOUND_SPARES	2
+#define BOUND_CHAIN	5
+
+struct chain_job {
+	struct blitz_job job;
+	struct chain *c;
+	struct completion done;
+	atomic_t runs;
+	bool timed_out;
+};
+
+struct chain {
+	struct chain_job jobs[BOUND_CHAIN];
+	struct blitz_pool *pool;
+};
+
+/*
+ * Submit the next link and wait for it: the third link 500 ms at most,
+ * the others 10 s.
+ */
+static void chain_func(struct blitz_job *job)
+{
+	struct chain_job *j = container_of(job, struct chain_job, job);
+	struct chain_job *next = j + 1;
+	unsigned long timeout = next - j->c->jobs == BOUND_SPARES + 1 ?
+				HZ / 2 : 10 * HZ;
+
+	atomic_inc(&j->runs);
+	if (next < j->c->jobs + BOUND_CHAIN) {
+		WARN_ON(blitz_submit(j->c->pool, &next->job));
+		j->timed_out = !wait_for_completion_timeout(&next->done,
+							    timeout);
+	}
+	complete(&j->done);
+}
+
+/*
+ * With at most two spares, a pool of one worker runs three jobs at once:
+ * a chain of jobs, each waiting for the next, stalls at the fourth until
+ * the third gives up (the documented limit), and never has a third
+ * spare. The third's worker then runs the fourth, and the others finish.
+ */
+static void cm_test_bound(struct kunit *test)
+{
+	unsigned int max = blitz_max_spares, most = 0;
+	struct chain *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	WRITE_ONCE(blitz_max_spares, BOUND_SPARES);
+	c->pool = blitz_pool_create("kunit-bound", 1);
+	WRITE_ONCE(blitz_max_spares, max);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(c->pool));
+	for (i = 0; i < BOUND_CHAIN; i++) {
+		c->jobs[i].c = c;
+		init_completion(&c->jobs[i].done);
+		blitz_job_init(&c->jobs[i].job, chain_func);
+	}
+	KUNIT_EXPECT_EQ(test, blitz_submit(c->pool, &c->jobs[0].job), 0);
+	while (!completion_done(&c->jobs[0].done)) {
+		most = max(most, cm_spares(c->pool));
+		usleep_range(500, 1000);
+	}
+	blitz_pool_destroy(c->pool);
+	for (i = 0; i < BOUND_CHAIN; i++) {
+		KUNIT_EXPECT_EQ(test, atomic_read(&c->jobs[i].runs), 1);
+		KUNIT_EXPECT_EQ_MSG(test, c->jobs[i].timed_out,
+				    i == BOUND_SPARES, "link %d", i);
+	}
+	KUNIT_EXPECT_EQ(test, most, BOUND_SPARES);
+}
+
+/*
+ * === N1: a thief waiting in a call runs no call of a third pool ===
+ *
+ * Job X of A holds M across blitz_join(xa, xb); xb is stolen by A's other
+ * worker, T, and waits in blitz_call(B, f). f submits a job of C, which
+ * calls g into A, and returns once g has started. g joins, and its b takes
+ * M. A waiter that ran other pools' calls ran g on T's stack; g's b was
+ * then X's to leapfrog, inside X's join, under M: X waited for itself.
+ */
+struct probe {
+	struct blitz_pool *a, *b, *c;
+	struct blitz_job x, cjob;
+	struct mutex m;		/* X holds it across its wait */
+	struct task_struct *x_task, *t_task;
+	struct completion xb_started, g_started, done;
+	bool x_waits, t_waits;	/* X under M, T in its call */
+	bool got_m, on_x, on_t, not_stolen;
+};
+
+/*
+ * Takes M, or gives up after 5 s; notes whether it runs on X while X
+ * holds M, or on T while T waits in its call.
+ */
+static void probe_take_m(struct probe *p)
+{
+	unsigned long end = jiffies + 5 * HZ;
+
+	if (current == p->x_task && READ_ONCE(p->x_waits))
+		WRITE_ONCE(p->on_x, true);
+	if (current == READ_ONCE(p->t_task) && READ_ONCE(p->t_waits))
+		WRITE_ONCE(p->on_t, true);
+	while (!mutex_trylock(&p->m)) {
+		if (time_after(jiffies, end))
+			return;
+		usleep_range(1000, 2000);
+	}
+	WRITE_ONCE(p->got_m, true);
+	mutex_unlock(&p->m);
+}
+
+static void probe_gb(void *arg)
+{
+	probe_take_m(arg);
+}
+
+static void probe_ga(void *arg)
+{
+}
+
+/* In A, for C's job. */
+static void probe_g(void *arg)
+{
+	struct probe *p = arg;
+
+	complete(&p->g_started);
+	blitz_join(probe_ga, p, probe_gb, p);
+}
+
+static void probe_cjob(struct blitz_job *job)
+{
+	struct probe *p = container_of(job, struct probe, cjob);
+
+	WARN_ON(blitz_call(p->a, probe_g, p));
+}
+
+/* In B, for xb. */
+static void probe_f(void *arg)
+{
+	struct probe *p = arg;
+
+	WARN_ON(blitz_submit(p->c, &p->cjob));
+	wait_for_completion_timeout(&p->g_started, 10 * HZ);
+}
+
+static void probe_xa(void *arg)
+{
+	struct probe *p = arg;
+
+	/* Only a thief can start xb while we wait: xb is stolen. */
+	if (!wait_for_completion_timeout(&p->xb_started, 10 * HZ))
+		WRITE_ONCE(p->not_stolen, true);
+}
+
+static void probe_xb(void *arg)
+{
+	struct probe *p = arg;
+
+	WRITE_ONCE(p->t_task, current);
+	complete(&p->xb_started);
+	WRITE_ONCE(p->t_waits, true);
+	WARN_ON(blitz_call(p->b, probe_f, p));
+	WRITE_ONCE(p->t_waits, false);
+}
+
+static void probe_x_join(struct blitz_job *job)
+{
+	struct probe *p = container_of(job, struct probe, x);
+
+	p->x_task = current;
+	mutex_lock(&p->m);
+	WRITE_ONCE(p->x_waits, true);
+	blitz_join(probe_xa, p, probe_xb, p);
+	WRITE_ONCE(p->x_waits, false);
+	mutex_unlock(&p->m);
+	complete(&p->done);
+}
+
+/* Run @p's job X, with pools of @na, 1 and 1 workers; false if it hung. */
+static bool probe_run(struct kunit *test, struct probe *p, unsigned int na,
+		      void (*x)(struct blitz_job *job))
+{
+	mutex_init(&p->m);
+	init_completion(&p->xb_started);
+	init_completion(&p->g_started);
+	init_completion(&p->done);
+	blitz_job_init(&p->x, x);
+	blitz_job_init(&p->cjob, probe_cjob);
+	p->a = blitz_pool_create("kunit-probe-a", na);
+	p->b = blitz_pool_create("kunit-probe-b", 1);
+	p->c = blitz_pool_create("kunit-probe-c", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p->a));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p->b));
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p->c));
+	KUNIT_ASSERT_EQ(test, blitz_submit(p->a, &p->x), 0);
+	if (!wait_for_completion_timeout(&p->done, 30 * HZ)) {
+		KUNIT_FAIL(test, "X deadlocked: g started %d, M taken %d, on X %d",
+			   completion_done(&p->g_started), READ_ONCE(p->got_m),
+			   READ_ONCE(p->on_x));
+		return false;
+	}
+	blitz_pool_destroy(p->a);
+	blitz_pool_destroy(p->b);
+	blitz_pool_destroy(p->c);
+	return true;
+}
+
+static void cm_test_n1(struct kunit *test)
+{
+	/* Not test-managed: on a deadlock the stuck jobs still use it. */
+	struct probe *p;
+
+	if (num_possible_cpus() < 2)
+		kunit_skip(test, "a stolen join needs two CPUs");
+	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	if (!probe_run(test, p, 2, probe_x_join))
+		return;
+	KUNIT_EXPECT_FALSE(test, p->not_stolen);
+	KUNIT_EXPECT_TRUE(test, p->got_m);
+	KUNIT_EXPECT_FALSE(test, p->on_x);
+	KUNIT_EXPECT_FALSE(test, p->on_t);
+	kfree(p);
+}
+
+/*
+ * === N2: a caller of a one-worker pool runs no call into its pool ===
+ *
+ * X, the job of A's one worker, holds M across blitz_call(B, f); f has
+ * C's job call g into A, and returns once g has started. g takes M. A
+ * waiter that ran other pools' calls as a last resort ran g on X's
+ * stack: X waited for itself.
+ */
+static void probe_x_call(struct blitz_job *job)
+{
+	struct probe *p = container_of(job, struct probe, x);
+
+	p->x_task = current;
+	mutex_lock(&p->m);
+	WRITE_ONCE(p->x_waits, true);
+	WARN_ON(blitz_call(p->b, probe_f, p));
+	WRITE_ONCE(p->x_waits, false);
+	mutex_unlock(&p->m);
+	complete(&p->done);
+}
+
+static void cm_test_n2(struct kunit *test)
+{
+	struct probe *p = kzalloc(sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	if (!probe_run(test, p, 1, probe_x_call))
+		return;
+	KUNIT_EXPECT_TRUE(test, p->got_m);
+	KUNIT_EXPECT_FALSE(test, p->on_x);
+	kfree(p);
+}
+
+/*
+ * === N3: a stolen half waits for its group, whose job its joiner holds ===
+ *
+ * In a pool of two workers, X joins a and b. a waits until b, stolen, has
+ * started, then submits J into group G and returns; b waits until J is
+ * submitted, then waits for G. X's worker, joining, moves J to its
+ * injection list and sleeps; b's worker runs only its own queues' jobs of
+ * G, and sleeps: J ran on nobody.
+ */
+struct n3 {
+	struct blitz_pool *pool;
+	struct blitz_job x, j;
+	struct blitz_group group;
+	struct completion b_started, j_submitted, done;
+	atomic_t j_runs;
+	bool not_stolen;
+};
+
+static void n3_j(struct blitz_job *job)
+{
+	struct n3 *n = container_of(job, struct n3, j);
+
+	atomic_inc(&n->j_runs);
+}
+
+static void n3_a(void *arg)
+{
+	struct n3 *n = arg;
+
+	if (!wait_for_completion_timeout(&n->b_started, 10 * HZ))
+		WRITE_ONCE(n->not_stolen, true);
+	WARN_ON(blitz_group_submit(&n->group, &n->j));
+	complete(&n->j_submitted);
+}
+
+static void n3_b(void *arg)
+{
+	struct n3 *n = arg;
+
+	complete(&n->b_started);
+	wait_for_completion(&n->j_submitted);
+	WARN_ON(blitz_group_wait(&n->group));
+}
+
+static void n3_x(struct blitz_job *job)
+{
+	struct n3 *n = container_of(job, struct n3, x);
+
+	blitz_join(n3_a, n, n3_b, n);
+	complete(&n->done);
+}
+
+static void cm_test_n3(struct kunit *test)
+{
+	/* Not test-managed: on a deadlock the stuck jobs still use it. */
+	struct n3 *n;
+
+	if (num_possible_cpus() < 2)
+		kunit_skip(test, "a stolen join needs two CPUs");
+	n = kzalloc(sizeof(*n), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, n);
+	init_completion(&n->b_started);
+	init_completion(&n->j_submitted);
+	init_completion(&n->done);
+	n->pool = blitz_pool_create("kunit-n3", 2);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(n->pool));
+	blitz_group_init(&n->group, n->pool);
+	blitz_job_init(&n->x, n3_x);
+	blitz_job_init(&n->j, n3_j);
+	KUNIT_ASSERT_EQ(test, blitz_submit(n->pool, &n->x), 0);
+	if (!wait_for_completion_timeout(&n->done, 30 * HZ)) {
+		KUNIT_FAIL(test, "the group wait in the stolen half hung");
+		return;
+	}
+	KUNIT_EXPECT_FALSE(test, n->not_stolen);
+	KUNIT_EXPECT_EQ(test, atomic_read(&n->j_runs), 1);
+	blitz_pool_destroy(n->pool);
+	kfree(n);
+}
+
+static struct kunit_case cm_test_cases[] = {
+	KUNIT_CASE(cm_test_later_job),
+	KUNIT_CASE(cm_test_all_blocked),
+	KUNIT_CASE(cm_test_mutex),
+	KUNIT_CASE(cm_test_preempted),
+	KUNIT_CASE(cm_test_spare_exit),
+	KUNIT_CASE(cm_test_bound),
+	KUNIT_CASE(cm_test_n1),
+	KUNIT_CASE(cm_test_n2),
+	KUNIT_CASE(cm_test_n3),
+	{}
+};
+
+static struct kunit_suite cm_test_suite = {
+	.name = "blitz_cm",
+	.test_cases = cm_test_cases,
+};
+
+kunit_test_suite(cm_test_suite);
