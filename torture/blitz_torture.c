@@ -2,11 +2,13 @@
 /*
  * blitztorture: a torture test of blitz through its exported API, in the
  * style of locktorture. For a given time, torture kthreads pick operations
- * at random: submits (also of jobs that sleep or take a mutex), join trees,
- * parallel loops, calls across one-worker pools, joins under a mutex that
- * jobs also take, deep joins that submit, group waits inside joins;
- * meanwhile a hardirq hrtimer and a softirq timer submit, pools are
- * created and destroyed under submitters, and CPUs go offline and online.
+ * at random: submits (also of jobs that sleep, take a mutex, or sleep
+ * holding it), join trees, parallel loops, calls across one-worker pools,
+ * joins under a mutex that jobs also take, deep joins that submit, group
+ * waits inside joins, jobs that wait for a job submitted after them, and
+ * stolen halves that wait for their joiner's group; meanwhile a hardirq
+ * hrtimer and a softirq timer submit, pools are created and destroyed
+ * under submitters, and CPUs go offline and online.
  *
  * Every accepted job is counted: it must run exactly once, within
  * max_latency_ms of its submit, and with at least half the thread stack
@@ -41,21 +43,23 @@
 
 enum bt_count {
 	BC_OPS, BC_SUBMITS, BC_IRQ_SUBMITS, BC_JOINS, BC_FORS, BC_CALLS,
-	BC_DEEP, BC_GROUPS, BC_B_LATE, BC_POOLS, BC_HOTPLUGS, BC_REFUSED,
-	BC_ANOMALIES, BC_NR,
+	BC_DEEP, BC_GROUPS, BC_WAITS, BC_B_LATE, BC_POOLS, BC_HOTPLUGS,
+	BC_REFUSED, BC_ANOMALIES, BC_NR,
 };
 
 static const char *const bt_op_names[BT_NR_OPS] = {
-	"submit", "join", "for", "call", "mutex", "deep", "group", "irq",
-	"churn", "hotplug",
+	"submit", "join", "for", "call", "mutex", "deep", "group", "wait",
+	"irq", "churn", "hotplug",
 };
 
 static const char *const bt_count_names[BC_NR] = {
 	"ops", "submits", "irq_submits", "joins", "fors", "calls", "deep",
-	"groups", "b_late", "pools", "hotplugs", "refused", "anomalies",
+	"groups", "waits", "b_late", "pools", "hotplugs", "refused",
+	"anomalies",
 };
 
-enum bt_kind { BK_PLAIN, BK_SLEEP, BK_MUTEX, BK_STACK, BK_NR };
+/* What a counted job does: BK_STACK only for the deep joins' jobs. */
+enum bt_kind { BK_PLAIN, BK_SLEEP, BK_MUTEX, BK_SLEEP_LOCKED, BK_STACK, BK_NR };
 
 struct bt_job {
 	struct blitz_job job;
@@ -163,6 +167,12 @@ static void bt_job_func(struct blitz_job *job)
 	case BK_MUTEX:
 		mutex_lock(&bt->lock);
 		udelay(5);
+		mutex_unlock(&bt->lock);
+		break;
+	case BK_SLEEP_LOCKED:
+		/* Jobs that want the mutex meanwhile block: spares run. */
+		mutex_lock(&bt->lock);
+		bt_nap();
 		mutex_unlock(&bt->lock);
 		break;
 	default:
@@ -530,6 +540,127 @@ static void bt_group(struct bt *bt, struct bt_jobs *jobs)
 	bt_inc(bt, BC_GROUPS);
 }
 
+/* === Jobs that wait for each other === */
+
+/*
+ * A job that waits for a job submitted after it started, in a pool of
+ * one worker: only a spare can run the second while the first blocks.
+ */
+struct bt_pair {
+	struct bt *bt;
+	struct blitz_job first, second;
+	struct completion started, signal, done;
+};
+
+static void bt_pair_first(struct blitz_job *job)
+{
+	struct bt_pair *p = container_of(job, struct bt_pair, first);
+	struct bt *bt = p->bt;
+
+	complete(&p->started);
+	if (!wait_for_completion_timeout(&p->signal,
+					 msecs_to_jiffies(bt->p.max_latency_ms)))
+		bt_anomaly(bt, "a job waited in vain for a job submitted after it");
+	complete(&p->done);
+}
+
+static void bt_pair_second(struct blitz_job *job)
+{
+	struct bt_pair *p = container_of(job, struct bt_pair, second);
+
+	complete(&p->signal);
+}
+
+static void bt_pair(struct bt *bt)
+{
+	struct bt_pair p = {
+		.bt = bt,
+		.first = BLITZ_JOB_INIT(bt_pair_first),
+		.second = BLITZ_JOB_INIT(bt_pair_second),
+	};
+	struct blitz_pool *pool = bt->one[get_random_u32_below(2)];
+
+	init_completion(&p.started);
+	init_completion(&p.signal);
+	init_completion(&p.done);
+	if (blitz_submit(pool, &p.first)) {
+		bt_anomaly(bt, "could not submit the first of a pair");
+		return;
+	}
+	wait_for_completion(&p.started);
+	if (blitz_submit(pool, &p.second)) {
+		bt_anomaly(bt, "could not submit the second of a pair");
+		complete(&p.signal);
+	}
+	/* The second's complete() returns before the first sees it. */
+	wait_for_completion(&p.done);
+}
+
+/*
+ * A stolen b that waits for a group whose jobs its joiner's a submitted
+ * after b started: the joiner moves them off its deque on its way down
+ * to b, and sleeps; a spare runs them.
+ */
+struct bt_stolen {
+	struct bt *bt;
+	struct bt_jobs *jobs;
+	struct blitz_group group;
+	struct completion b_started, submitted;
+};
+
+static void bt_stolen_a(void *arg)
+{
+	struct bt_stolen *s = arg;
+	unsigned int i, n = 1 + get_random_u32_below(8);
+	struct bt *bt = s->bt;
+
+	/* b is promoted while we sleep, and stolen: or late, and inline. */
+	if (!wait_for_completion_timeout(&s->b_started,
+					 msecs_to_jiffies(bt->p.max_latency_ms)))
+		bt_inc(bt, BC_B_LATE);
+	for (i = 0; i < n; i++)
+		__bt_submit(bt, NULL, &s->group, s->jobs,
+			    get_random_u32_below(BK_STACK));
+	complete(&s->submitted);
+}
+
+static void bt_stolen_b(void *arg)
+{
+	struct bt_stolen *s = arg;
+	int ret;
+
+	complete(&s->b_started);
+	wait_for_completion(&s->submitted);
+	ret = blitz_group_wait(&s->group);
+	if (ret)
+		bt_anomaly(s->bt, "blitz_group_wait() returned %d", ret);
+	if (!bt_jobs_done(s->jobs))
+		bt_anomaly(s->bt, "a stolen b's group wait returned early");
+}
+
+static void bt_stolen_join(void *arg)
+{
+	blitz_join(bt_stolen_a, arg, bt_stolen_b, arg);
+}
+
+static void bt_wait(struct bt *bt, struct bt_jobs *jobs)
+{
+	struct bt_stolen s = { .bt = bt, .jobs = jobs };
+	int ret;
+
+	if (get_random_u32_below(2)) {
+		bt_pair(bt);
+	} else {
+		init_completion(&s.b_started);
+		init_completion(&s.submitted);
+		blitz_group_init(&s.group, bt->pool);
+		ret = blitz_call(bt->pool, bt_stolen_join, &s);
+		if (ret)
+			bt_anomaly(bt, "blitz_call() returned %d", ret);
+	}
+	bt_inc(bt, BC_WAITS);
+}
+
 /* === Torture threads === */
 
 struct bt_thread {
@@ -590,6 +721,9 @@ static int bt_thread_fn(void *arg)
 			break;
 		case BT_GROUP:
 			bt_group(bt, &t->group_jobs);
+			break;
+		case BT_WAIT:
+			bt_wait(bt, &t->group_jobs);
 			break;
 		}
 		bt_inc(bt, BC_OPS);

@@ -16,6 +16,7 @@ enum blitz_torture_op {
 	BT_MUTEX,	/* joins and loops under a mutex jobs also take */
 	BT_DEEP,	/* deep joins that submit; the job stack reserve */
 	BT_GROUP,	/* group waits in a join whose b may be promoted */
+	BT_WAIT,	/* jobs that wait for later jobs, or for a's group */
 	BT_IRQ,		/* submits from hardirq and softirq */
 	BT_CHURN,	/* pools created and destroyed under submitters */
 	BT_HOTPLUG,	/* CPUs taken offline and online */
