@@ -42,22 +42,26 @@ ok $? "insmod blitz.ko"
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 
 run_selftest
-ok $? "client module: errors, busy/shutdown, load, jobs from jobs, irq, destroy under load, fib, stolen join, parallel_for, group, reduce, sort"
+ok $? "client module: errors, busy/shutdown, load, jobs from jobs, irq, destroy under load, fib, stolen join, parallel_for, group, jobs that sleep, reduce, sort"
 
-# debugfs: header, one row per worker, total row; state line.
+# debugfs: header, one row per worker and per spare's slot (the sleeping
+# jobs above made spares), total row; state line.
 workers=$(state_field workers)
 head -n 1 $DBG/stats |
-	grep -q '^worker cpu executed stolen injected sleeps wakeups overflows promoted share_requests cancelled share_timer$'
+	grep -q '^worker cpu executed stolen injected sleeps wakeups overflows promoted share_requests cancelled share_timer blocks spare$'
 h=$?
-rows=$(grep -c '^[0-9]' $DBG/stats)
+rows=$(awk '$1 ~ /^[0-9]+$/ && $NF == 0' $DBG/stats | wc -l)
+spares=$(awk '$1 ~ /^[0-9]+$/ && $NF == 1' $DBG/stats | wc -l)
 total=$(awk '$1 == "total" { print $3 }' $DBG/stats)
 sum=$(awk '$1 ~ /^[0-9]+$/ { s += $3 } END { print s }' $DBG/stats)
-grep -Eq '^workers=[0-9]+ sleeping=[0-9]+ inactive=[0-9]+ jec=[0-9]+ shutdown=0$' $DBG/state
+blocks=$(awk '$1 == "total" { print $(NF - 1) }' $DBG/stats)
+grep -Eq '^workers=[0-9]+ sleeping=[0-9]+ inactive=[0-9]+ jec=[0-9]+ shutdown=0 blocked=[0-9]+ spares=[0-9]+ parked=[0-9]+$' $DBG/state
 s=$?
 cat $DBG/stats $DBG/state | sed 's/^/# /'
 [ $h = 0 ] && [ $s = 0 ] && [ "$workers" = "$ncpu" ] && [ "$rows" = "$workers" ] &&
-	[ "$total" = "$sum" ] && [ "$total" -gt 0 ]
-ok $? "debugfs stats and state format, total row sums the workers"
+	[ "$total" = "$sum" ] && [ "$total" -gt 0 ] && [ "$spares" -gt 0 ] &&
+	[ "$(state_field spares)" -le "$spares" ] && [ "$blocks" -gt 0 ]
+ok $? "debugfs stats and state format, total row sums the workers, spares and blocks counted"
 
 # Idle: every worker asleep within 1 s of the last job.
 wait_asleep 10
@@ -88,12 +92,12 @@ if [ -e /sys/devices/system/cpu/cpu1/online ]; then
 	wait $hp
 	ok $r "jobs all run once while CPUs go offline and online"
 
-	# Each worker is back on its own CPU.
+	# Each worker, spares too, is back on its own CPU (debugfs's).
 	bad=0
 	for p in /proc/[0-9]*; do
 		read -r comm < "$p/comm" 2>/dev/null || continue
 		case $comm in blitz/default/*) ;; *) continue ;; esac
-		want=${comm##*/}
+		want=$(awk -v i="${comm##*/}" '$1 == i { print $2 }' $DBG/stats)
 		got=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$p/status")
 		[ "$got" = "$want" ] || { echo "# $comm allowed on $got"; bad=1; }
 	done

@@ -11,7 +11,7 @@ T=/sys/kernel/tracing
 . /selftests/lib.sh
 
 echo "TAP version 13"
-echo "1..17"
+echo "1..20"
 
 insmod /modules/blitz.ko
 ok $? "insmod blitz.ko"
@@ -33,9 +33,10 @@ ok $? "every worker asleep before the run"
 echo 1 > $T/events/blitz/enable
 echo 1 > $T/tracing_on
 # Injected and local submits, joins with stolen halves, a join whose a
-# sleeps until b ran elsewhere, groups; then idle, so workers sleep.
-insmod /modules/blitz_selftest.ko tests=load,from_jobs,fib,join_stolen,group \
-	load_jobs=20000
+# sleeps until b ran elsewhere, groups, jobs that sleep while every
+# worker does; then idle, so workers sleep.
+insmod /modules/blitz_selftest.ko \
+	tests=load,from_jobs,fib,join_stolen,group,sleep_blocked load_jobs=20000
 ok $? "client module runs with every event on"
 # Until every worker sleeps (blitz_sleep), 5 s at most.
 wait_asleep 50
@@ -80,11 +81,18 @@ event blitz_join_promote "pool=default $w b=[a-z_]+"
 ok $? "blitz_join_promote: pool, worker, b"
 event blitz_join_stolen "pool=default $w b=[a-z_]+"
 ok $? "blitz_join_stolen: pool, worker, b"
-# Worker indices within the pool.
+event blitz_block "pool=default $w\$"
+ok $? "blitz_block: pool, worker"
+event blitz_unblock "pool=default $w\$"
+ok $? "blitz_unblock: pool, worker"
+event blitz_spare_start "pool=default $w cpu=[0-9]+\$"
+ok $? "blitz_spare_start: pool, worker, cpu"
+# Worker indices within the pool: its workers, then its spares' slots.
+slots=$(grep -c '^[0-9]' /sys/kernel/debug/blitz/default/stats)
 big=$(grep -Eo "(worker|thief|victim)=[0-9]+" /tmp/trace | cut -d= -f2 |
-	awk -v n="$ncpu" '$1 >= n' | wc -l)
+	awk -v n="$slots" '$1 >= n' | wc -l)
 [ "$big" = 0 ]
-ok $? "every worker index below $ncpu"
+ok $? "every worker index below $slots"
 
 # blitz-top over one second of the torture's load, which runs 4 s: the
 # default pool's workers, a total, the state, and jobs executed.
@@ -95,7 +103,7 @@ blitz-top -1 -i 1 default > /tmp/top
 wait $client
 rmmod blitz_torture
 sed 's/^/# /' /tmp/top
-rows=$(grep -c '^[0-9]' /tmp/top)
+rows=$(grep -c '^[0-9][0-9]* ' /tmp/top)
 exec=$(awk '$1 == "total" { print $3 }' /tmp/top)
 [ "$rows" = "$ncpu" ] && [ "${exec:-0}" -gt 0 ] &&
 	grep -q '^  workers=[0-9]* sleeping=' /tmp/top

@@ -713,6 +713,136 @@ static int test_group(void)
 	return ret;
 }
 
+/* === Jobs that sleep === */
+
+struct later {
+	struct blitz_job first, second;
+	struct completion signal, done;
+	bool timed_out;
+};
+
+static void later_first(struct blitz_job *job)
+{
+	struct later *l = container_of(job, struct later, first);
+
+	l->timed_out = !wait_for_completion_timeout(&l->signal, 5 * HZ);
+	complete(&l->done);
+}
+
+static void later_second(struct blitz_job *job)
+{
+	complete(&container_of(job, struct later, second)->signal);
+}
+
+/*
+ * In a pool of one worker, a job waits for a job submitted after it:
+ * the second runs while the first sleeps. Ten rounds, both jobs
+ * submitted back to back from here.
+ */
+static int test_sleep_later(void)
+{
+	struct blitz_pool *pool = blitz_pool_create("selftest-later", 1);
+	struct later *l = kzalloc(sizeof(*l), GFP_KERNEL);
+	int round, ret = 0;
+
+	if (IS_ERR(pool) || !l) {
+		kfree(l);
+		return IS_ERR(pool) ? PTR_ERR(pool) : -ENOMEM;
+	}
+	for (round = 0; round < 10 && !ret; round++) {
+		blitz_job_init(&l->first, later_first);
+		blitz_job_init(&l->second, later_second);
+		init_completion(&l->signal);
+		init_completion(&l->done);
+		if (blitz_submit(pool, &l->first) ||
+		    blitz_submit(pool, &l->second))
+			ret = -EINVAL;
+		wait_for_completion(&l->done);
+		if (l->timed_out) {
+			pr_err("round %d: a job waited 5 s for the next\n",
+			       round);
+			ret = -ETIMEDOUT;
+		}
+	}
+	blitz_pool_destroy(pool);
+	kfree(l);
+	return ret;
+}
+
+#define BLOCKED_JOBS	256
+
+struct sleeper {
+	struct blitz_job job;
+	struct blocked *b;
+};
+
+struct blocked {
+	struct sleeper *sleepers;
+	struct counted c;
+	struct completion release;
+	atomic_t asleep, left;
+};
+
+static void blocked_sleeper(struct blitz_job *job)
+{
+	struct blocked *b = container_of(job, struct sleeper, job)->b;
+
+	atomic_inc(&b->asleep);
+	wake_up_var(&b->asleep);
+	wait_for_completion_timeout(&b->release, 30 * HZ);
+	/* Last: once counted, the test may free everything. */
+	atomic_dec(&b->left);
+	wake_up_var(&b->left);
+}
+
+/*
+ * One job per online CPU sleeps, in the default pool, until released:
+ * every worker is blocked. The jobs submitted meanwhile all run before
+ * the release, on spare workers.
+ */
+static int test_sleep_blocked(void)
+{
+	unsigned int n = num_online_cpus(), i;
+	struct blocked *b = kzalloc(sizeof(*b), GFP_KERNEL);
+	int ret;
+
+	if (!b)
+		return -ENOMEM;
+	b->sleepers = kcalloc(n, sizeof(*b->sleepers), GFP_KERNEL);
+	ret = b->sleepers ? counted_init(&b->c, NULL, BLOCKED_JOBS) : -ENOMEM;
+	if (ret)
+		goto out;
+	init_completion(&b->release);
+	atomic_set(&b->left, n);
+	for (i = 0; i < n; i++) {
+		b->sleepers[i].b = b;
+		blitz_job_init(&b->sleepers[i].job, blocked_sleeper);
+		WARN_ON(blitz_submit(NULL, &b->sleepers[i].job));
+	}
+	if (!wait_var_event_timeout(&b->asleep, atomic_read(&b->asleep) == n,
+				    10 * HZ)) {
+		pr_err("%d of %u sleepers started\n", atomic_read(&b->asleep), n);
+		ret = -ETIMEDOUT;
+	}
+	for (i = 0; i < BLOCKED_JOBS; i++)
+		counted_submit(&b->c, i);
+	if (!wait_var_event_timeout(&b->c.executed,
+				    atomic_long_read(&b->c.executed) ==
+				    BLOCKED_JOBS, 10 * HZ)) {
+		pr_err("%ld of %d jobs ran while every worker slept\n",
+		       atomic_long_read(&b->c.executed), BLOCKED_JOBS);
+		ret = -ETIMEDOUT;
+	}
+	complete_all(&b->release);
+	ret = counted_wait(&b->c) ?: counted_check(&b->c) ?: ret;
+	wait_var_event(&b->left, !atomic_read(&b->left));
+	counted_free(&b->c);
+out:
+	kfree(b->sleepers);
+	kfree(b);
+	return ret;
+}
+
 struct concat {
 	u64 h, pow;
 };
@@ -806,6 +936,8 @@ static const struct {
 	{ "join_stolen", test_join_stolen },
 	{ "parallel_for", test_parallel_for },
 	{ "group", test_group },
+	{ "sleep_later", test_sleep_later },
+	{ "sleep_blocked", test_sleep_blocked },
 	{ "reduce", test_reduce },
 	{ "sort", test_sort },
 };
