@@ -32,6 +32,14 @@
  *             sequential
  *   wake      latency from submit to start with all workers asleep
  *             (p50, p99 of wake_samples)
+ *   mixed     mixed_jobs jobs from one thread, one pool: every other one
+ *             sleeps mixed_sleep_us, the others compute mixed_compute_us;
+ *             the total time, and the computing jobs' p99 from submit to
+ *             end
+ *   block     a job that blocks with the next one queued behind it on its
+ *             CPU (a pool of one worker, or the same CPU of system_wq):
+ *             from the block until the next starts (p50, p99 of
+ *             block_samples)
  *   idle      busy time of all CPUs for idle_secs while idle, and with one
  *             job every 1 ms and 10 ms, vs the same through system_wq, in
  *             parts per 10000 of all CPUs
@@ -111,6 +119,14 @@ static unsigned int idle_secs = 2;
 module_param(idle_secs, uint, 0444);
 static unsigned int wake_samples = 100;
 module_param(wake_samples, uint, 0444);
+static unsigned int mixed_jobs = 512;
+module_param(mixed_jobs, uint, 0444);
+static unsigned int mixed_sleep_us = 1000;
+module_param(mixed_sleep_us, uint, 0444);
+static unsigned int mixed_compute_us = 50;
+module_param(mixed_compute_us, uint, 0444);
+static unsigned int block_samples = 200;
+module_param(block_samples, uint, 0444);
 
 static void report(const char *workload, const char *variant, u64 value,
 		   const char *unit)
@@ -1465,6 +1481,195 @@ out:
 	kfree(j);
 }
 
+/* === Jobs that sleep among jobs that compute === */
+
+static struct bench_job *mixed_base;
+static atomic_t mixed_left;
+static DECLARE_COMPLETION(mixed_done);
+
+/* Even jobs sleep, odd ones compute and stamp their end. */
+static void mixed_body(struct bench_job *j)
+{
+	if ((j - mixed_base) & 1) {
+		udelay(mixed_compute_us);
+		j->started = ktime_get_ns();
+	} else {
+		usleep_range(mixed_sleep_us, mixed_sleep_us + 100);
+	}
+	if (atomic_dec_and_test(&mixed_left))
+		complete(&mixed_done);
+}
+
+static void mixed_job(struct blitz_job *job)
+{
+	mixed_body(container_of(job, struct bench_job, job));
+}
+
+static void mixed_work(struct work_struct *work)
+{
+	mixed_body(container_of(work, struct bench_job, work));
+}
+
+/*
+ * Queue every job through @how at once, from here: the time until all
+ * ran, in us, into *@total; the computing jobs' p99 from queueing to end,
+ * in us, into *@p99.
+ */
+static void mixed_run(struct bench_job *jobs, u64 *lat, enum bench_target how,
+		      u64 *total, u64 *p99)
+{
+	unsigned int i, n = mixed_jobs & ~1U;
+	u64 t0, p50;
+
+	mixed_base = jobs;
+	bench_init(jobs, n, how, mixed_job, mixed_work);
+	atomic_set(&mixed_left, n);
+	reinit_completion(&mixed_done);
+	t0 = ktime_get_ns();
+	for (i = 0; i < n; i++) {
+		jobs[i].queued = ktime_get_ns();
+		bench_queue(&jobs[i], how, NULL);
+	}
+	wait_for_completion(&mixed_done);
+	*total = (ktime_get_ns() - t0) / NSEC_PER_USEC;
+	for (i = 0; i < n / 2; i++)
+		lat[i] = jobs[2 * i + 1].started - jobs[2 * i + 1].queued;
+	latency_percentiles(lat, n / 2, &p50, p99);
+}
+
+static void bench_mixed(void)
+{
+	struct bench_job *jobs = vcalloc(mixed_jobs, sizeof(*jobs));
+	u64 *lat = vcalloc(mixed_jobs / 2 + 1, sizeof(*lat));
+	u64 total[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	u64 p99[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	unsigned int r;
+	int how;
+
+	if (!jobs || !lat || mixed_jobs < 2)
+		goto out;
+	for (r = 0; r < bench_reps(); r++)
+		for (how = 0; how < BENCH_NR_TARGETS; how++)
+			mixed_run(jobs, lat, how, &total[how][r],
+				  &p99[how][r]);
+	report_targets("mixed", "total_us", total, "us", false);
+	report_targets("mixed", "compute_p99_us", p99, "us", false);
+out:
+	vfree(lat);
+	vfree(jobs);
+}
+
+/* === From a block to the next job === */
+
+struct blocker {
+	struct bench_job a, b;
+	struct completion release, done;
+	bool b_queued;
+	u64 blocked;
+};
+
+/*
+ * Once b is queued behind us: stamp, and block until b runs. The last
+ * access: the next round reuses both jobs.
+ */
+static void blocker_a(struct blocker *bl)
+{
+	while (!READ_ONCE(bl->b_queued))
+		cond_resched();
+	bl->blocked = ktime_get_ns();
+	wait_for_completion(&bl->release);
+	complete(&bl->done);
+}
+
+static void blocker_b(struct blocker *bl)
+{
+	bl->b.started = ktime_get_ns();
+	complete(&bl->release);
+}
+
+static void blocker_a_job(struct blitz_job *job)
+{
+	blocker_a(container_of(job, struct blocker, a.job));
+}
+
+static void blocker_a_work(struct work_struct *work)
+{
+	blocker_a(container_of(work, struct blocker, a.work));
+}
+
+static void blocker_b_job(struct blitz_job *job)
+{
+	blocker_b(container_of(job, struct blocker, b.job));
+}
+
+static void blocker_b_work(struct work_struct *work)
+{
+	blocker_b(container_of(work, struct blocker, b.work));
+}
+
+/*
+ * block_samples times: a, then b behind it, on one worker (blitz), or
+ * on one CPU of @how's workqueue; from a's block until b starts, in ns,
+ * into @lat.
+ */
+static void block_run(struct blocker *bl, u64 *lat, enum bench_target how,
+		      struct blitz_pool *pool, u64 *p50, u64 *p99)
+{
+	struct workqueue_struct *wq = how == BENCH_SYSTEM_WQ ? system_wq :
+				      system_unbound_wq;
+	unsigned int i;
+	int cpu;
+
+	for (i = 0; i < block_samples; i++) {
+		bench_init(&bl->a, 1, how, blocker_a_job, blocker_a_work);
+		bench_init(&bl->b, 1, how, blocker_b_job, blocker_b_work);
+		init_completion(&bl->release);
+		init_completion(&bl->done);
+		bl->b_queued = false;
+		if (how == BENCH_BLITZ) {
+			blitz_submit(pool, &bl->a.job);
+			blitz_submit(pool, &bl->b.job);
+		} else {
+			cpu = get_cpu();
+			queue_work_on(cpu, wq, &bl->a.work);
+			queue_work_on(cpu, wq, &bl->b.work);
+			put_cpu();
+		}
+		WRITE_ONCE(bl->b_queued, true);
+		wait_for_completion(&bl->done);
+		/* Not concurrency managed, system_unbound_wq may start b first. */
+		lat[i] = bl->b.started > bl->blocked ?
+			 bl->b.started - bl->blocked : 0;
+	}
+	latency_percentiles(lat, block_samples, p50, p99);
+}
+
+static void bench_block(void)
+{
+	struct blocker *bl = kzalloc(sizeof(*bl), GFP_KERNEL);
+	u64 *lat = kcalloc(block_samples, sizeof(*lat), GFP_KERNEL);
+	u64 p50[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	u64 p99[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	struct blitz_pool *pool;
+	unsigned int r;
+	int how;
+
+	pool = blitz_pool_create("bench-block", 1);
+	if (!bl || !lat || !block_samples || IS_ERR(pool))
+		goto out;
+	for (r = 0; r < bench_reps(); r++)
+		for (how = 0; how < BENCH_NR_TARGETS; how++)
+			block_run(bl, lat, how, pool, &p50[how][r],
+				  &p99[how][r]);
+	report_targets("block", "p50_us", p50, "us", false);
+	report_targets("block", "p99_us", p99, "us", false);
+out:
+	if (!IS_ERR(pool))
+		blitz_pool_destroy(pool);
+	kfree(lat);
+	kfree(bl);
+}
+
 /* === Idle cost === */
 
 /*
@@ -1604,6 +1809,8 @@ static const struct {
 	{ "reduce", bench_reduce },
 	{ "sort", bench_sort },
 	{ "wake", bench_wake },
+	{ "mixed", bench_mixed },
+	{ "block", bench_block },
 	{ "idle", bench_idle },
 };
 
