@@ -210,8 +210,8 @@ static bool blitz_group_match(struct llist_node *node, void *group)
  * its deque, and, if the deque overflowed, on its injection list. Until
  * neither has any, since those jobs submit more.
  *
- * Filtering the list moves the other jobs on it to the backlog. Between
- * the two, a worker's last look before sleeping sees neither (inject.h),
+ * Filtering the queue moves it out and puts the other jobs back. Between
+ * the two, a worker's last look before sleeping sees none (inject.h),
  * and we will not run those jobs: post them again. The post's smp_mb()
  * orders the backlog after the move before the sleepers bitmap; it pairs
  * with the sleeper's barrier before its last look
@@ -226,7 +226,8 @@ static void blitz_group_run_own(struct blitz_worker *w,
 	do {
 		blitz_group_help(w, group);
 		list = blitz_inject_take_if(&w->inject, blitz_group_match,
-					    group, UINT_MAX);
+					    group, UINT_MAX, w->pool->queued,
+					    w->index);
 		if (!blitz_inject_empty(&w->inject))
 			blitz_new_jobs(w->pool, w->index + 1);
 		llist_for_each_entry_safe(job, next, list, node)

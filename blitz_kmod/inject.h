@@ -7,30 +7,29 @@
  * llist: one cmpxchg, O(1). Takers (workers, in task context) take the
  * oldest jobs, a batch of at most a given size, under a raw spinlock that
  * producers never touch. The llist hands its jobs over newest first; a
- * taker that finds the backlog empty moves the whole llist there,
- * reversed, and then every taker cuts its batch off the backlog's head.
- * Each job is reversed once and cut once: O(1) per job, whatever the
- * backlog. The llist is emptied only when the backlog is (or, by a waiter
- * filtering the queue, appended to it), so jobs leave in the order they
- * came (FIFO per submitting CPU) and none is overtaken for ever.
- *
- * A taker holds the lock for one batch, a walk of at most its size, and,
- * when it refills the backlog, for the reversal of the list: a walk of
- * every job queued since the last refill, each job's one reversal. The
- * lock is raw, so after a burst that walk is one long non-preemptible
- * section for the taker (never for a producer).
+ * taker that finds the backlog empty moves the whole llist out, reverses
+ * it outside the lock, takes its batch and puts the rest back as the
+ * backlog. One taker at a time moves jobs out (&blitz_inject.moving):
+ * the others find nothing meanwhile, and what is put back is older than
+ * anything queued after it. Each job is reversed once and cut once: O(1)
+ * per job, whatever the backlog, and the lock is held for a walk of one
+ * batch at most, never for a reversal: a long queue makes no long
+ * non-preemptible section on PREEMPT_RT. Jobs leave in the order they
+ * came (FIFO per submitting CPU), and none is overtaken. While a taker
+ * holds jobs that it puts back, a lockless look (blitz_inject_empty())
+ * misses them: it says so, and its caller posts them again.
  *
  * Each queue has a bit in a bitmap of its owner's choice (the pool's
  * queued bitmap), so that a taker finds the queues holding jobs without
  * looking at every queue: the producer whose add found the list empty
- * sets it, and a taker clears it, under the lock, when its take leaves
- * the queue empty, then looks at the list once more and sets it again if
- * a job came meanwhile. A queue that is not empty thus has its bit set,
- * except while its first producer is between its add and setting the bit
- * (litmus/inject-queued-hint.litmus). The bit is a hint: an empty queue
- * may have it set, until a taker finds it empty and clears it, and
- * whoever must not miss a job looks at the queue itself
- * (blitz_inject_empty()).
+ * sets it, and so does a taker that puts jobs back; a taker clears it,
+ * under the lock, when its take leaves the queue empty, then looks at the
+ * list once more and sets it again if a job came meanwhile. A queue that
+ * is not empty thus has its bit set, except while its first producer is
+ * between its add and setting the bit (litmus/inject-queued-hint.litmus).
+ * The bit is a hint: an empty queue may have it set, until a taker finds
+ * it empty and clears it, and whoever must not miss a job looks at the
+ * queue itself (blitz_inject_empty()).
  */
 #ifndef _BLITZ_INJECT_H
 #define _BLITZ_INJECT_H
@@ -46,6 +45,7 @@
  * @list: where producers push, newest first
  * @lock: serialises the takers
  * @backlog: jobs moved off @list, oldest first; written under @lock
+ * @moving: a taker has jobs out, to put back; under @lock
  *
  * @list and the takers' fields live on cache lines of their own.
  */
@@ -53,6 +53,7 @@ struct blitz_inject {
 	struct llist_head list;
 	raw_spinlock_t lock ____cacheline_aligned_in_smp;
 	struct llist_node *backlog;
+	bool moving;
 };
 
 static inline void blitz_inject_init(struct blitz_inject *q)
@@ -60,6 +61,7 @@ static inline void blitz_inject_init(struct blitz_inject *q)
 	init_llist_head(&q->list);
 	raw_spin_lock_init(&q->lock);
 	q->backlog = NULL;
+	q->moving = false;
 }
 
 /*
@@ -94,48 +96,102 @@ static inline void blitz_inject_mark(unsigned long *queued, unsigned int bit)
 }
 
 /*
- * Whether @q looks empty. A lockless look; a job moving from the list to
- * the backlog may be missed, but only by others than the taker moving it,
- * which then runs it or pushes it where it can be stolen, or, filtering
- * the list (blitz_inject_take_if()), posts it again.
+ * Whether @q looks empty. A lockless look; a job a taker moved out and
+ * puts back is missed meanwhile, but only by others than that taker,
+ * which then runs it, pushes it where it can be stolen, or posts it again
+ * (blitz_inject_take(), blitz_inject_take_if()).
  */
 static inline bool blitz_inject_empty(struct blitz_inject *q)
 {
 	return !READ_ONCE(q->backlog) && llist_empty(&q->list);
 }
 
+/* The last node of the NULL-terminated @list, not NULL. */
+static inline struct llist_node *blitz_inject_last(struct llist_node *list)
+{
+	while (list->next)
+		list = list->next;
+	return list;
+}
+
+/*
+ * The jobs we moved out are back: @list (or NULL), the oldest of them,
+ * becomes the backlog, which nobody filled meanwhile (@q's moving), and
+ * @q's bit, @bit in @queued, is marked under the lock: a taker that found
+ * the queue empty and cleared the bit came before, and we set it again,
+ * or comes after, and sees the jobs.
+ */
+static inline void blitz_inject_put_back(struct blitz_inject *q,
+					 struct llist_node *list,
+					 unsigned long *queued,
+					 unsigned int bit)
+{
+	raw_spin_lock(&q->lock);
+	if (list) {
+		WRITE_ONCE(q->backlog, list);
+		blitz_inject_mark(queued, bit);
+	}
+	q->moving = false;
+	raw_spin_unlock(&q->lock);
+}
+
+/*
+ * Cut the first @max (at least 1) of @list off: they stay at @list,
+ * NULL-terminated; returns the rest, and *@nr says how many were cut.
+ */
+static inline struct llist_node *blitz_inject_cut(struct llist_node *list,
+						  unsigned int max,
+						  unsigned int *nr)
+{
+	struct llist_node *last = list, *rest;
+	unsigned int n;
+
+	for (n = 1; n < max && last->next; n++)
+		last = last->next;
+	rest = last->next;
+	last->next = NULL;
+	*nr = n;
+	return rest;
+}
+
 /*
  * Take the oldest jobs of @q, at most @max (at least 1): they come
  * oldest first, NULL-terminated, and *@nr says how many. NULL (and 0)
  * when @q is empty. If this leaves @q empty, clear its bit, @bit in
- * @queued (see blitz_inject_mark()). Task context.
+ * @queued (see blitz_inject_mark()). *@back says whether jobs were moved
+ * out and put back, unseen meanwhile by lockless looks: then the caller
+ * posts them again. Task context.
  */
 static inline struct llist_node *blitz_inject_take(struct blitz_inject *q,
 						   unsigned int max,
 						   unsigned int *nr,
 						   unsigned long *queued,
-						   unsigned int bit)
+						   unsigned int bit,
+						   bool *back)
 {
-	struct llist_node *first, *last, *rest = NULL;
-	unsigned int n = 0;
+	struct llist_node *first, *rest = NULL;
 
+	*nr = 0;
+	*back = false;
 	/*
-	 * The lock hands on to us what the taker that moved the jobs saw of
+	 * The lock hands on to us what the taker that put jobs back saw of
 	 * them: its fully ordered llist_del_all() read the producers'
-	 * fully ordered llist_add(). (litmus/inject-backlog-handoff.litmus)
+	 * fully ordered llist_add(), and it wrote the backlog under the
+	 * lock. (litmus/inject-backlog-handoff.litmus)
 	 */
 	raw_spin_lock(&q->lock);
 	first = q->backlog;
-	if (!first)
-		first = llist_reverse_order(llist_del_all(&q->list));
 	if (first) {
-		for (last = first, n = 1; n < max && last->next; n++)
-			last = last->next;
-		rest = last->next;
+		rest = blitz_inject_cut(first, max, nr);
 		WRITE_ONCE(q->backlog, rest);
-		last->next = NULL;
+	} else if (!q->moving) {
+		first = llist_del_all(&q->list);
+		q->moving = !!first;
 	}
-	/* Only under the lock, where the backlog cannot fill behind us. */
+	/*
+	 * Left empty: only under the lock, where the backlog cannot fill
+	 * behind us. Jobs we put back have the bit set again.
+	 */
 	if (!rest && llist_empty(&q->list) && test_bit(bit, queued)) {
 		clear_bit(bit, queued);
 		/*
@@ -150,31 +206,50 @@ static inline struct llist_node *blitz_inject_take(struct blitz_inject *q,
 			set_bit(bit, queued);
 	}
 	raw_spin_unlock(&q->lock);
-	*nr = n;
+	if (!first || *nr)
+		return first;
+	/* Moved out: reversed and cut outside the lock. */
+	first = llist_reverse_order(first);
+	rest = blitz_inject_cut(first, max, nr);
+	blitz_inject_put_back(q, rest, queued, bit);
+	*back = rest;
 	return first;
 }
 
 /*
  * Take the oldest jobs of @q that @match, at most @max, oldest first,
- * NULL-terminated; the others stay, in order, all on the backlog.
- * O(jobs queued), under the takers' lock: for rare paths (a waiter
- * looking for its group's jobs, or for its own calls back), whose caller
- * posts the jobs it moved to the backlog. Task context.
+ * NULL-terminated; the others stay, in order, all on the backlog, and
+ * @q's bit, @bit in @queued, set. The whole queue is moved out, walked
+ * and put back outside the lock: for rare paths (a waiter looking for its
+ * group's jobs), whose caller posts the jobs put back. While another
+ * taker has jobs out, it finds none. Task context.
  */
 static inline struct llist_node *
 blitz_inject_take_if(struct blitz_inject *q,
 		     bool (*match)(struct llist_node *node, void *arg),
-		     void *arg, unsigned int max)
+		     void *arg, unsigned int max, unsigned long *queued,
+		     unsigned int bit)
 {
-	struct llist_node *head, **pp, *taken = NULL, **tail = &taken;
+	struct llist_node *head = NULL, *list = NULL, **pp, *taken = NULL;
+	struct llist_node **tail = &taken;
 	unsigned int n = 0;
 
 	raw_spin_lock(&q->lock);
+	if (!q->moving) {
+		head = q->backlog;
+		WRITE_ONCE(q->backlog, NULL);
+		list = llist_del_all(&q->list);
+		q->moving = head || list;
+	}
+	raw_spin_unlock(&q->lock);
+	if (!head && !list)
+		return NULL;
 	/* The list after the backlog: it is newer. */
-	head = q->backlog;
-	for (pp = &head; *pp; pp = &(*pp)->next)
-		;
-	*pp = llist_reverse_order(llist_del_all(&q->list));
+	list = llist_reverse_order(list);
+	if (head)
+		blitz_inject_last(head)->next = list;
+	else
+		head = list;
 	for (pp = &head; *pp && n < max; ) {
 		if (match(*pp, arg)) {
 			n++;
@@ -186,8 +261,7 @@ blitz_inject_take_if(struct blitz_inject *q,
 		}
 	}
 	*tail = NULL;
-	WRITE_ONCE(q->backlog, head);
-	raw_spin_unlock(&q->lock);
+	blitz_inject_put_back(q, head, queued, bit);
 	return taken;
 }
 

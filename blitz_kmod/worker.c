@@ -71,7 +71,7 @@ static struct blitz_job *blitz_steal(struct blitz_worker *w)
  */
 static struct llist_node *blitz_take_marked(struct blitz_pool *pool,
 					    unsigned int from, unsigned int to,
-					    unsigned int *taken)
+					    unsigned int *taken, bool *back)
 {
 	struct llist_node *batch;
 	unsigned int v;
@@ -80,7 +80,7 @@ static struct llist_node *blitz_take_marked(struct blitz_pool *pool,
 	     v = blitz_next_bit(pool->queued, v + 1, to)) {
 		batch = blitz_inject_take(&pool->workers[v]->inject,
 					  BLITZ_INJECT_BATCH, taken,
-					  pool->queued, v);
+					  pool->queued, v, back);
 		if (batch)
 			return batch;
 	}
@@ -101,26 +101,33 @@ static struct llist_node *blitz_take_marked(struct blitz_pool *pool,
  *
  * A queue whose first producer has not marked it yet is missed: a
  * sleeper's last look sees it (blitz_has_work()), and then we look
- * again, until the mark.
+ * again, until the mark. A take that moved the list out and put most of
+ * it back posts it again (inject.h).
  */
 static struct blitz_job *blitz_take_injected(struct blitz_worker *w)
 {
 	struct blitz_pool *pool = w->pool;
 	unsigned int taken = 0;
 	struct llist_node *batch;
+	bool back = false;
 
 	BUILD_BUG_ON(BLITZ_INJECT_BATCH > BLITZ_DEQUE_SLOTS);
 	batch = blitz_take_marked(pool, w->index, blitz_nr_slots(pool),
-				  &taken);
+				  &taken, &back);
 	if (!batch)
-		batch = blitz_take_marked(pool, 0, w->index, &taken);
+		batch = blitz_take_marked(pool, 0, w->index, &taken, &back);
 	if (!batch)
 		return NULL;
 
-	if (taken > 1) {
+	if (taken > 1)
 		blitz_deque_push_list(&w->deque, batch->next, taken - 1);
+	/*
+	 * The jobs pushed, and those the take put back, which a sleeper's
+	 * last look may have missed while the take held them: posted as
+	 * one (litmus/inject-filter-post.litmus for the latter).
+	 */
+	if (taken > 1 || back)
 		blitz_new_jobs(pool, w->index + 1);
-	}
 	blitz_stat_add(w, BLITZ_STAT_INJECTED, taken);
 	return llist_entry(batch, struct blitz_job, node);
 }

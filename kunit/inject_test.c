@@ -51,10 +51,12 @@ static unsigned int inject_take_in_order(struct kunit *test,
 {
 	struct llist_node *batch, *pos;
 	unsigned int n, taken;
+	bool back;
 
 	while (nr) {
 		KUNIT_ASSERT_TRUE(test, test_bit(0, queued));
-		batch = blitz_inject_take(q, min(max, nr), &taken, queued, 0);
+		batch = blitz_inject_take(q, min(max, nr), &taken, queued, 0,
+					  &back);
 		KUNIT_ASSERT_NOT_NULL(test, batch);
 		n = 0;
 		for (pos = batch; pos; pos = pos->next, n++, nr--) {
@@ -64,6 +66,9 @@ static unsigned int inject_take_in_order(struct kunit *test,
 		}
 		KUNIT_EXPECT_LE(test, n, max);
 		KUNIT_EXPECT_EQ(test, n, taken);
+		/* Put back: the rest, moved out to be reversed. */
+		if (back)
+			KUNIT_EXPECT_FALSE(test, blitz_inject_empty(q));
 		/* The bit is clear exactly when the queue is empty. */
 		KUNIT_EXPECT_NE(test, test_bit(0, queued),
 				blitz_inject_empty(q));
@@ -79,6 +84,7 @@ static void inject_test_fifo(struct kunit *test)
 	struct blitz_inject *q;
 	unsigned int next, added, taken;
 	unsigned long queued = 0;
+	bool back;
 
 	q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
 	items = kunit_kcalloc(test, FIFO_ITEMS, sizeof(*items), GFP_KERNEL);
@@ -87,7 +93,8 @@ static void inject_test_fifo(struct kunit *test)
 	blitz_inject_init(q);
 
 	KUNIT_EXPECT_TRUE(test, blitz_inject_empty(q));
-	KUNIT_EXPECT_NULL(test, blitz_inject_take(q, 32, &taken, &queued, 0));
+	KUNIT_EXPECT_NULL(test,
+			  blitz_inject_take(q, 32, &taken, &queued, 0, &back));
 	KUNIT_EXPECT_EQ(test, taken, 0U);
 	inject_add(q, &queued, &items[0]);
 	KUNIT_EXPECT_FALSE(test, blitz_inject_empty(q));
@@ -114,12 +121,14 @@ static void inject_test_fifo(struct kunit *test)
 				    FIFO_ITEMS - next, 32);
 	KUNIT_EXPECT_EQ(test, next, FIFO_ITEMS);
 	KUNIT_EXPECT_TRUE(test, blitz_inject_empty(q));
-	KUNIT_EXPECT_NULL(test, blitz_inject_take(q, 32, &taken, &queued, 0));
+	KUNIT_EXPECT_NULL(test,
+			  blitz_inject_take(q, 32, &taken, &queued, 0, &back));
 	KUNIT_EXPECT_EQ(test, taken, 0U);
 
 	/* A bit left set on an empty queue is cleared by the next take. */
 	set_bit(0, &queued);
-	KUNIT_EXPECT_NULL(test, blitz_inject_take(q, 32, &taken, &queued, 0));
+	KUNIT_EXPECT_NULL(test,
+			  blitz_inject_take(q, 32, &taken, &queued, 0, &back));
 	KUNIT_EXPECT_FALSE(test, test_bit(0, &queued));
 }
 
@@ -225,7 +234,7 @@ static bool inject_stress_over(struct inject_stress *s)
 static int inject_stress_taker(void *arg)
 {
 	unsigned int last[STRESS_PRODUCERS] = { 0 }, p, i, taken, n;
-	bool seen[STRESS_PRODUCERS] = { false };
+	bool seen[STRESS_PRODUCERS] = { false }, back;
 	struct inject_stress *s = arg;
 	struct llist_node *batch, *pos;
 
@@ -235,7 +244,7 @@ static int inject_stress_taker(void *arg)
 		if (test_bit(0, &s->queued))
 			batch = blitz_inject_take(&s->q,
 						  1 + get_random_u32_below(32),
-						  &taken, &s->queued, 0);
+						  &taken, &s->queued, 0, &back);
 		if (!batch) {
 			if (inject_stress_over(s))
 				break;
