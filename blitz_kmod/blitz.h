@@ -174,7 +174,8 @@ struct blitz_worker {
  *	  &blitz_worker.on_duty; taken in hard interrupt
  * @on_duty: spares for this CPU on duty
  * @parked: spares for this CPU, waiting to be put on duty
- * @nr_on_duty: the length of @on_duty, read without the lock
+ * @nr_dozing: spares on duty asleep in the sleep protocol, which a
+ *	       worker of this CPU running again wakes (blitz_spare_nudge())
  * @want: no spare is parked here: the manager makes one
  */
 struct blitz_cm_cpu {
@@ -182,7 +183,7 @@ struct blitz_cm_cpu {
 	raw_spinlock_t lock;
 	struct list_head on_duty;
 	struct list_head parked;
-	unsigned int nr_on_duty;
+	atomic_t nr_dozing;
 	bool want;
 };
 
@@ -648,6 +649,7 @@ void blitz_cm_start(struct blitz_worker *w);
 void blitz_cm_stop(struct blitz_worker *w);
 bool blitz_spare_wait(struct blitz_worker *w);
 bool blitz_spare_leave(struct blitz_worker *w);
+void blitz_spare_doze(struct blitz_worker *w, bool doze);
 
 /* Whether spare @w is not needed: another worker runs on its CPU. */
 static inline bool blitz_spare_surplus(struct blitz_worker *w)

@@ -32,7 +32,6 @@ enum {
 	BLITZ_DEFER_POST,	/* frames promoted: post them */
 	BLITZ_DEFER_SPARE,	/* the last running worker of a CPU blocked */
 	BLITZ_DEFER_IDLE,	/* an idle worker was preempted */
-	BLITZ_DEFER_NUDGE,	/* a worker runs again where spares are */
 };
 
 static struct blitz_cm_cpu *blitz_cm_cpu(struct blitz_worker *w)
@@ -63,7 +62,6 @@ static void blitz_spare_wake(struct blitz_pool *pool, int cpu)
 					     spare_node);
 		if (s) {
 			list_move(&s->spare_node, &cm->on_duty);
-			WRITE_ONCE(cm->nr_on_duty, cm->nr_on_duty + 1);
 			atomic_inc(&cm->nr_running);
 			WRITE_ONCE(s->on_duty, true);
 		}
@@ -81,20 +79,33 @@ static void blitz_spare_wake(struct blitz_pool *pool, int cpu)
 		blitz_manage_soon(pool);
 }
 
-/*
- * A worker of @cpu runs again: have the spares on duty there that sleep
- * in the sleep protocol look whether they are still needed
- * (blitz_sleep()). Hard interrupt.
+/**
+ * blitz_spare_doze - a spare on duty sleeps in the sleep protocol, or wakes
+ * @w: the current worker, a spare
+ * @doze: whether it goes to sleep
+ *
+ * Counted, so that a worker of its CPU that runs again wakes it only if
+ * it dozes: its sched_in would otherwise take the CPU's lock at every
+ * unblock.
+ *
+ * Context: the spare, in task context.
  */
-static void blitz_spare_nudge(struct blitz_pool *pool, int cpu)
+void blitz_spare_doze(struct blitz_worker *w, bool doze)
 {
-	struct blitz_cm_cpu *cm = per_cpu_ptr(pool->cm, cpu);
-	struct blitz_worker *s;
+	struct blitz_cm_cpu *cm = blitz_cm_cpu(w);
 
-	raw_spin_lock(&cm->lock);
-	list_for_each_entry(s, &cm->on_duty, spare_node)
-		swake_up_one(&s->idle_wait);
-	raw_spin_unlock(&cm->lock);
+	if (doze) {
+		atomic_inc(&cm->nr_dozing);
+		/*
+		 * Orders the count before the spare's look at the running
+		 * count; pairs with the fully ordered increment of that
+		 * before the look at this in blitz_sched_in()
+		 * (litmus/cm-spare-nudge.litmus).
+		 */
+		smp_mb__after_atomic();
+	} else {
+		atomic_dec(&cm->nr_dozing);
+	}
 }
 
 /* What the notifier could not do under the runqueue lock. */
@@ -117,8 +128,6 @@ static void blitz_deferred_fn(struct irq_work *work)
 				   w->index + 1);
 	if (defer & BIT(BLITZ_DEFER_SPARE))
 		blitz_spare_wake(w->pool, w->cpu);
-	if (defer & BIT(BLITZ_DEFER_NUDGE))
-		blitz_spare_nudge(w->pool, w->cpu);
 }
 
 void blitz_cm_worker_init(struct blitz_worker *w)
@@ -190,8 +199,25 @@ out:
 }
 
 /*
+ * A worker of @cm's CPU runs again: wake the spares on duty there that
+ * doze in the sleep protocol, to look whether they are still needed
+ * (blitz_sleep()). From sched_in, which holds no runqueue lock.
+ */
+static void blitz_spare_nudge(struct blitz_cm_cpu *cm)
+{
+	struct blitz_worker *s;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&cm->lock, flags);
+	list_for_each_entry(s, &cm->on_duty, spare_node)
+		swake_up_one(&s->idle_wait);
+	raw_spin_unlock_irqrestore(&cm->lock, flags);
+}
+
+/*
  * The worker runs again: undo what its switch-out counted. Spares on
- * duty at its CPU may not be needed any more: its irq_work nudges them.
+ * duty at its CPU may not be needed any more: it wakes those that doze.
+ * With preemption off and no runqueue lock: it may wake tasks.
  */
 static void blitz_sched_in(struct preempt_notifier *pn, int cpu)
 {
@@ -204,15 +230,12 @@ static void blitz_sched_in(struct preempt_notifier *pn, int cpu)
 		w->blocked = false;
 		trace_blitz_unblock(w->pool->name, w->index);
 		/*
-		 * Fully ordered: a spare that looks at the count after the
-		 * nudge's swake_up_one() finds it sleeping, or sees the
-		 * count (blitz_sleep()).
+		 * Fully ordered before the look at the dozing count: pairs
+		 * with blitz_spare_doze() (litmus/cm-spare-nudge.litmus).
 		 */
 		if (atomic_inc_return(&cm->nr_running) > 1 &&
-		    READ_ONCE(cm->nr_on_duty)) {
-			atomic_long_or(BIT(BLITZ_DEFER_NUDGE), &w->deferred);
-			irq_work_queue(&w->irq_work);
-		}
+		    atomic_read(&cm->nr_dozing))
+			blitz_spare_nudge(cm);
 	}
 	if (w->idle_out) {
 		w->idle_out = false;
@@ -306,7 +329,6 @@ bool blitz_spare_leave(struct blitz_worker *w)
 		WRITE_ONCE(w->cm, BLITZ_CM_OFF);
 		WRITE_ONCE(w->on_duty, false);
 		list_move(&w->spare_node, &cm->parked);
-		WRITE_ONCE(cm->nr_on_duty, cm->nr_on_duty - 1);
 	}
 	raw_spin_unlock_irq(&cm->lock);
 	if (leave)
@@ -413,7 +435,6 @@ static int blitz_spare_create(struct blitz_pool *pool, int cpu)
 	if (on_duty) {
 		atomic_inc(&cm->nr_running);
 		list_add(&w->spare_node, &cm->on_duty);
-		WRITE_ONCE(cm->nr_on_duty, cm->nr_on_duty + 1);
 	} else {
 		list_add(&w->spare_node, &cm->parked);
 	}

@@ -272,13 +272,17 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 		trace_blitz_sleep(pool->name, w->index);
 		/*
 		 * TASK_IDLE: no hung-task report, no load average. A spare
-		 * also wakes when another worker of its CPU runs again: its
-		 * notifier's increment is fully ordered before its nudge
-		 * (cm.c), and swait's lock hands it on to our look.
+		 * also wakes when another worker of its CPU runs again: it
+		 * counts itself dozing, and that worker's sched_in wakes it
+		 * (cm.c).
 		 */
+		if (w->spare)
+			blitz_spare_doze(w, true);
 		swait_event_idle_exclusive(w->idle_wait,
 					   blitz_sleep_over(w, latch) ||
 					   (w->spare && blitz_spare_surplus(w)));
+		if (w->spare)
+			blitz_spare_doze(w, false);
 		blitz_stat_inc(w, BLITZ_STAT_WAKEUPS);
 	}
 	/*
