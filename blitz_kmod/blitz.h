@@ -86,7 +86,8 @@ enum blitz_cm_state {
  * @pool: the pool the worker belongs to
  * @task: the kthread; NULL for a spare's slot whose thread exited
  * @index: position in &blitz_pool.workers
- * @cpu: the CPU the worker is bound to while that CPU is online
+ * @cpu: the CPU the worker is bound to while that CPU is online; a
+ *	 spare's slot may take another CPU between spares (cm.c)
  * @rng: xorshift64* state for picking steal victims
  * @stop: set when the pool stops; the worker's main loop waits on it
  * @groups: how many jobs of groups are on the worker's stack (group.c)
@@ -170,7 +171,7 @@ struct blitz_worker {
  *		job: running, looking for work, or asleep in the sleep
  *		protocol (unlike cmwq's, which leaves idle workers out: a
  *		poster wakes ours)
- * @lock: guards the lists, @nr_on_duty, @want and the spares'
+ * @lock: guards the lists, @want and the spares'
  *	  &blitz_worker.on_duty; taken in hard interrupt
  * @on_duty: spares for this CPU on duty
  * @parked: spares for this CPU, waiting to be put on duty
@@ -207,6 +208,7 @@ struct blitz_cm_cpu {
  * @cpu_worker: for each CPU, the worker whose injection list it uses
  * @cm: per CPU, its running workers and parked spares (cm.c)
  * @manage: makes and stops spares (cm.c)
+ * @manage_retry: queues @manage again after it failed to make a spare
  * @manage_lock: serialises @manage with destroy
  * @stopping: destroy stops the workers: @manage does nothing more
  * @nr_spares: spare threads alive; @manage's
@@ -233,6 +235,7 @@ struct blitz_pool {
 	unsigned int *cpu_worker;
 	struct blitz_cm_cpu __percpu *cm;
 	struct work_struct manage;
+	struct delayed_work manage_retry;
 	struct mutex manage_lock;	/* serialises @manage with destroy */
 	bool stopping;
 	unsigned int nr_spares;
@@ -644,6 +647,7 @@ void blitz_cm_init(void);
 void blitz_cm_exit(void);
 int blitz_cm_pool_init(struct blitz_pool *pool);
 void blitz_cm_pool_stop(struct blitz_pool *pool);
+void blitz_cm_pool_exit(struct blitz_pool *pool);
 void blitz_cm_worker_init(struct blitz_worker *w);
 void blitz_cm_start(struct blitz_worker *w);
 void blitz_cm_stop(struct blitz_worker *w);

@@ -118,7 +118,10 @@ static void blitz_deferred_fn(struct irq_work *work)
 
 	if (defer & BIT(BLITZ_DEFER_POST))
 		blitz_new_jobs(w->pool, w->index + 1);
-	/* A worker of our pool, which outlives its jobs. */
+	/*
+	 * A joiner, a worker of our pool: kicked, its latch no longer wakes
+	 * it when set, so it waits for this wake-up before it can go on.
+	 */
 	kick = xchg(&w->kick, NULL);
 	if (kick)
 		wake_up_process(kick);
@@ -386,30 +389,52 @@ bool blitz_spare_wait(struct blitz_worker *w)
 }
 
 /*
+ * A slot whose spare exited, one of @cpu's if there is one, else another
+ * CPU's moved to @cpu: the exited thread has been stopped and its
+ * irq_work synced, so only the hotplug callbacks (excluded by the
+ * hotplug lock) and debugfs read the slot's CPU.
+ */
+static struct blitz_worker *blitz_spare_slot(struct blitz_pool *pool,
+					     int cpu)
+{
+	struct blitz_worker *w, *other = NULL;
+	unsigned int i;
+
+	for (i = pool->nr_workers; i < pool->nr_slots; i++) {
+		w = pool->workers[i];
+		if (w->task)
+			continue;
+		if (w->cpu == cpu)
+			return w;
+		other = other ?: w;
+	}
+	if (other)
+		WRITE_ONCE(other->cpu, cpu);
+	return other;
+}
+
+/*
  * A spare for @cpu, in a slot whose spare exited or a new one, put on
  * duty if @cpu has no worker running, else parked. Its thread has
- * nothing to look up before it runs: it is woken at once.
+ * nothing to look up before it runs: it is woken at once. Fails with
+ * -ENOSPC at the bound: a free slot exists whenever fewer spares than
+ * the bound are alive.
  */
 static int blitz_spare_create(struct blitz_pool *pool, int cpu)
 {
 	struct blitz_cm_cpu *cm = per_cpu_ptr(pool->cm, cpu);
-	struct blitz_worker *w = NULL;
-	unsigned int i;
+	unsigned int i = pool->nr_slots;
+	struct blitz_worker *w;
 	bool on_duty;
 	int ret;
 
 	lockdep_assert_held(&pool->manage_lock);
 	if (pool->nr_spares >= pool->max_spares)
 		return -ENOSPC;
-	/* A slot keeps its CPU: lockless readers read it plainly. */
-	for (i = pool->nr_workers; i < pool->nr_slots; i++) {
-		w = pool->workers[i];
-		if (!w->task && w->cpu == cpu)
-			break;
-	}
-	if (i == pool->nr_slots) {
-		if (i == pool->capacity)
-			return -ENOSPC;
+	w = blitz_spare_slot(pool, cpu);
+	if (w) {
+		i = w->index;
+	} else {
 		w = blitz_worker_alloc(pool, i, cpu);
 		if (!w)
 			return -ENOMEM;
@@ -448,8 +473,7 @@ static int blitz_spare_create(struct blitz_pool *pool, int cpu)
 
 /*
  * Stop the spares that waited parked too long. Their slots stay, for
- * spares of the same CPU: lockless readers walk every slot up to
- * nr_slots.
+ * later spares: lockless readers walk every slot up to nr_slots.
  */
 static void blitz_spares_reap(struct blitz_pool *pool)
 {
@@ -478,17 +502,23 @@ static void blitz_spares_reap(struct blitz_pool *pool)
 		synchronize_rcu();
 }
 
+/* Until a failed spare is tried again: memory may be short. */
+#define BLITZ_MANAGE_RETRY	msecs_to_jiffies(10)
+
 /*
  * The manager: stops the spares that waited too long, and makes one for
  * each CPU that has none parked, never on a path that must not sleep. A
  * work item: one runs at a time. Under the hotplug lock: a spare is made
- * for, and bound to, an online CPU.
+ * for, and bound to, an online CPU. A spare it failed to make, other
+ * than at the bound, it tries again later: the CPU that wants it may
+ * have all its workers blocked, and nothing else would ask again.
  */
 static void blitz_manage(struct work_struct *work)
 {
 	struct blitz_pool *pool = container_of(work, struct blitz_pool,
 					       manage);
-	int cpu;
+	bool retry = false;
+	int cpu, ret;
 
 	cpus_read_lock();
 	mutex_lock(&pool->manage_lock);
@@ -496,13 +526,26 @@ static void blitz_manage(struct work_struct *work)
 		goto unlock;
 	blitz_spares_reap(pool);
 	for_each_online_cpu(cpu) {
-		if (READ_ONCE(per_cpu_ptr(pool->cm, cpu)->want) &&
-		    blitz_spare_create(pool, cpu))
+		if (!READ_ONCE(per_cpu_ptr(pool->cm, cpu)->want))
+			continue;
+		ret = blitz_spare_create(pool, cpu);
+		if (ret == -ENOSPC)
 			break;
+		if (ret)
+			retry = true;
 	}
+	if (retry)
+		queue_delayed_work(system_unbound_wq, &pool->manage_retry,
+				   BLITZ_MANAGE_RETRY);
 unlock:
 	mutex_unlock(&pool->manage_lock);
 	cpus_read_unlock();
+}
+
+static void blitz_manage_retry(struct work_struct *work)
+{
+	blitz_manage_soon(container_of(to_delayed_work(work),
+				       struct blitz_pool, manage_retry));
 }
 
 /**
@@ -527,6 +570,7 @@ int blitz_cm_pool_init(struct blitz_pool *pool)
 		INIT_LIST_HEAD(&cm->parked);
 	}
 	INIT_WORK(&pool->manage, blitz_manage);
+	INIT_DELAYED_WORK(&pool->manage_retry, blitz_manage_retry);
 	mutex_init(&pool->manage_lock);
 	return 0;
 }
@@ -542,4 +586,19 @@ void blitz_cm_pool_stop(struct blitz_pool *pool)
 	mutex_lock(&pool->manage_lock);
 	pool->stopping = true;
 	mutex_unlock(&pool->manage_lock);
+}
+
+/**
+ * blitz_cm_pool_exit - wait for the manager's work items
+ * @pool: the pool, stopped, its workers stopped and their irq_works synced
+ *
+ * The retry queues the manager, and a stopped manager queues nothing:
+ * the retry is cancelled first.
+ *
+ * Context: process context; sleeps.
+ */
+void blitz_cm_pool_exit(struct blitz_pool *pool)
+{
+	cancel_delayed_work_sync(&pool->manage_retry);
+	cancel_work_sync(&pool->manage);
 }

@@ -42,7 +42,8 @@ static int stats_show(struct seq_file *m, void *v)
 
 	for (i = 0; i < n; i++) {
 		w = pool->workers[i];
-		seq_printf(m, "%u %d", i, w->cpu);
+		/* A spare's slot may move to another CPU (cm.c). */
+		seq_printf(m, "%u %d", i, READ_ONCE(w->cpu));
 		for (s = 0; s < BLITZ_NR_STATS; s++) {
 			u64 val = READ_ONCE(w->stats[s]);
 

@@ -188,7 +188,7 @@ static void blitz_free_pool(struct blitz_pool *pool)
 	for (i = 0; i < nr; i++)
 		irq_work_sync(&pool->workers[i]->irq_work);
 	/* Queued by a spare that was reaped, or by an irq_work. */
-	cancel_work_sync(&pool->manage);
+	blitz_cm_pool_exit(pool);
 	for (i = 0; i < nr; i++) {
 		w = pool->workers[i];
 		blitz_share_exit(w);

@@ -352,6 +352,100 @@ static void cm_test_spare_exit(struct kunit *test)
 	blitz_pool_destroy(pool);
 }
 
+/* === A spare's slot moves to the CPU that needs it === */
+
+struct slot_job {
+	struct blitz_job job;
+	struct blitz_pool *pool;
+	struct completion release, done;
+	unsigned int cpu;
+	unsigned int ran_on;
+	bool blocked;
+	bool timed_out;
+};
+
+/* Hop from worker to worker until on @cpu, then block until released. */
+static void slot_func(struct blitz_job *job)
+{
+	struct slot_job *s = container_of(job, struct slot_job, job);
+
+	/* Workers are bound: the CPU cannot change under the job. */
+	s->ran_on = raw_smp_processor_id();
+	if (s->ran_on != s->cpu) {
+		WARN_ON(blitz_submit(s->pool, job));
+		return;
+	}
+	WRITE_ONCE(s->blocked, true);
+	s->timed_out = !wait_for_completion_timeout(&s->release, 10 * HZ);
+	complete(&s->done);
+}
+
+/* Block worker @k's CPU: whether a spare comes on duty there. */
+static bool slot_block(struct kunit *test, struct blitz_pool *pool,
+		       struct slot_job *s, unsigned int k)
+{
+	unsigned long deadline = jiffies + 5 * HZ;
+	bool spare = false;
+	unsigned int i;
+
+	s->cpu = pool->workers[k]->cpu;
+	WRITE_ONCE(s->blocked, false);
+	init_completion(&s->release);
+	init_completion(&s->done);
+	blitz_job_init(&s->job, slot_func);
+	KUNIT_EXPECT_EQ(test, blitz_submit(pool, &s->job), 0);
+	while (!READ_ONCE(s->blocked) && time_before(jiffies, deadline))
+		usleep_range(100, 200);
+	while (!spare && time_before(jiffies, deadline)) {
+		for (i = pool->nr_workers; i < blitz_nr_slots(pool); i++)
+			spare |= READ_ONCE(pool->workers[i]->on_duty) &&
+				 READ_ONCE(pool->workers[i]->cpu) == s->cpu;
+		usleep_range(100, 200);
+	}
+	complete(&s->release);
+	wait_for_completion(&s->done);
+	KUNIT_EXPECT_EQ(test, s->ran_on, s->cpu);
+	KUNIT_EXPECT_FALSE(test, s->timed_out);
+	/* Unneeded now: parked, it exits after spare_idle_ms. */
+	deadline = jiffies + 5 * HZ;
+	while (cm_spares(pool) && time_before(jiffies, deadline))
+		msleep(20);
+	KUNIT_EXPECT_EQ(test, cm_spares(pool), 0U);
+	return spare;
+}
+
+/*
+ * With max_spares at 1, the slot of the spare that a block on one CPU
+ * made, and that exited, takes the spare for a block on another: a pool
+ * below its bound always finds a slot.
+ */
+static void cm_test_slot_moves(struct kunit *test)
+{
+	unsigned int max = blitz_max_spares, idle_ms = blitz_spare_idle_ms;
+	/* Not test-managed: on a failure the stuck job still uses it. */
+	struct slot_job *s;
+	struct blitz_pool *pool;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "workers on two CPUs need two CPUs");
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	WRITE_ONCE(blitz_max_spares, 1);
+	pool = blitz_pool_create("kunit-slot", 2);
+	WRITE_ONCE(blitz_max_spares, max);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	s->pool = pool;
+	WRITE_ONCE(blitz_spare_idle_ms, 50);
+	KUNIT_EXPECT_TRUE_MSG(test, slot_block(test, pool, s, 0),
+			      "no spare for worker 0's CPU");
+	KUNIT_EXPECT_TRUE_MSG(test, slot_block(test, pool, s, 1),
+			      "no spare for worker 1's CPU");
+	WRITE_ONCE(blitz_spare_idle_ms, idle_ms);
+	KUNIT_EXPECT_EQ(test, blitz_nr_slots(pool), 3U);
+	blitz_pool_destroy(pool);
+	kfree(s);
+}
+
 /* === The bound === */
 
 #define BOUND_SPARES	2
@@ -699,6 +793,7 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_mutex),
 	KUNIT_CASE(cm_test_preempted),
 	KUNIT_CASE(cm_test_spare_exit),
+	KUNIT_CASE(cm_test_slot_moves),
 	KUNIT_CASE(cm_test_bound),
 	KUNIT_CASE(cm_test_n1),
 	KUNIT_CASE(cm_test_n2),
