@@ -11,12 +11,15 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blitz.h>
+#include <linux/completion.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
@@ -843,6 +846,283 @@ out:
 	return ret;
 }
 
+/*
+ * === Waiters run nothing of other pools: the review's probes ===
+ *
+ * N1: job X of A holds M across blitz_join(xa, xb); xb is stolen by A's
+ * other worker, T, and waits in blitz_call(B, f). f submits a job of C,
+ * which calls g into A, and returns once g has started. g joins, and its
+ * b takes M. A waiter that ran other pools' calls ran g on T's stack;
+ * g's b was then X's to leapfrog, inside X's join, under M: X waited for
+ * itself. N2: the same with X the job of A's one worker, waiting in
+ * blitz_call(B, f) under M, and g taking M.
+ */
+struct probe {
+	struct blitz_pool *a, *b, *c;
+	struct blitz_job x, cjob;
+	struct mutex m;		/* X holds it across its wait */
+	struct task_struct *x_task, *t_task;
+	struct completion xb_started, g_started, done;
+	bool x_waits, t_waits;	/* X under M, T in its call */
+	bool got_m, on_x, on_t, not_stolen;
+};
+
+/*
+ * Takes M, or gives up after 5 s; notes whether it runs on X while X
+ * holds M, or on T while T waits in its call.
+ */
+static void probe_take_m(struct probe *p)
+{
+	unsigned long end = jiffies + 5 * HZ;
+
+	if (current == p->x_task && READ_ONCE(p->x_waits))
+		WRITE_ONCE(p->on_x, true);
+	if (current == READ_ONCE(p->t_task) && READ_ONCE(p->t_waits))
+		WRITE_ONCE(p->on_t, true);
+	while (!mutex_trylock(&p->m)) {
+		if (time_after(jiffies, end))
+			return;
+		usleep_range(1000, 2000);
+	}
+	WRITE_ONCE(p->got_m, true);
+	mutex_unlock(&p->m);
+}
+
+static void probe_gb(void *arg)
+{
+	probe_take_m(arg);
+}
+
+static void probe_ga(void *arg)
+{
+}
+
+/* In A, for C's job. */
+static void probe_g(void *arg)
+{
+	struct probe *p = arg;
+
+	complete(&p->g_started);
+	blitz_join(probe_ga, p, probe_gb, p);
+}
+
+static void probe_cjob(struct blitz_job *job)
+{
+	struct probe *p = container_of(job, struct probe, cjob);
+
+	WARN_ON(blitz_call(p->a, probe_g, p));
+}
+
+/* In B, for xb, and for X in N2. */
+static void probe_f(void *arg)
+{
+	struct probe *p = arg;
+
+	WARN_ON(blitz_submit(p->c, &p->cjob));
+	wait_for_completion_timeout(&p->g_started, 10 * HZ);
+}
+
+static void probe_xa(void *arg)
+{
+	struct probe *p = arg;
+
+	/* Only a thief can start xb while we wait: xb is stolen. */
+	if (!wait_for_completion_timeout(&p->xb_started, 10 * HZ))
+		WRITE_ONCE(p->not_stolen, true);
+}
+
+static void probe_xb(void *arg)
+{
+	struct probe *p = arg;
+
+	WRITE_ONCE(p->t_task, current);
+	complete(&p->xb_started);
+	WRITE_ONCE(p->t_waits, true);
+	WARN_ON(blitz_call(p->b, probe_f, p));
+	WRITE_ONCE(p->t_waits, false);
+}
+
+static void probe_x_join(struct blitz_job *job)
+{
+	struct probe *p = container_of(job, struct probe, x);
+
+	p->x_task = current;
+	mutex_lock(&p->m);
+	WRITE_ONCE(p->x_waits, true);
+	blitz_join(probe_xa, p, probe_xb, p);
+	WRITE_ONCE(p->x_waits, false);
+	mutex_unlock(&p->m);
+	complete(&p->done);
+}
+
+static void probe_x_call(struct blitz_job *job)
+{
+	struct probe *p = container_of(job, struct probe, x);
+
+	p->x_task = current;
+	mutex_lock(&p->m);
+	WRITE_ONCE(p->x_waits, true);
+	WARN_ON(blitz_call(p->b, probe_f, p));
+	WRITE_ONCE(p->x_waits, false);
+	mutex_unlock(&p->m);
+	complete(&p->done);
+}
+
+/*
+ * Run job X with pools of @na, 1 and 1 workers. A probe that hangs is
+ * left behind, pools and all: its jobs still use them.
+ */
+static int probe_run(unsigned int na, void (*x)(struct blitz_job *job))
+{
+	struct probe *p = kzalloc(sizeof(*p), GFP_KERNEL);
+	int ret = -ENOMEM;
+
+	if (!p)
+		return -ENOMEM;
+	mutex_init(&p->m);
+	init_completion(&p->xb_started);
+	init_completion(&p->g_started);
+	init_completion(&p->done);
+	blitz_job_init(&p->x, x);
+	blitz_job_init(&p->cjob, probe_cjob);
+	p->a = blitz_pool_create("selftest-probe-a", na);
+	p->b = blitz_pool_create("selftest-probe-b", 1);
+	p->c = blitz_pool_create("selftest-probe-c", 1);
+	if (IS_ERR(p->a) || IS_ERR(p->b) || IS_ERR(p->c))
+		goto out;
+	WARN_ON(blitz_submit(p->a, &p->x));
+	if (!wait_for_completion_timeout(&p->done, 30 * HZ)) {
+		pr_err("X deadlocked: g started %d, M taken %d, on X %d\n",
+		       completion_done(&p->g_started), READ_ONCE(p->got_m),
+		       READ_ONCE(p->on_x));
+		return -EDEADLK;
+	}
+	ret = 0;
+out:
+	/* Each drains its jobs: g, and its b, are done after these. */
+	if (!IS_ERR(p->a))
+		blitz_pool_destroy(p->a);
+	if (!IS_ERR(p->b))
+		blitz_pool_destroy(p->b);
+	if (!IS_ERR(p->c))
+		blitz_pool_destroy(p->c);
+	if (!ret && p->not_stolen) {
+		pr_err("xb was not stolen\n");
+		ret = -EINVAL;
+	}
+	if (!ret && (!p->got_m || p->on_x || p->on_t)) {
+		pr_err("g's b: took M %d, ran on X %d, on T %d\n",
+		       p->got_m, p->on_x, p->on_t);
+		ret = -EINVAL;
+	}
+	kfree(p);
+	return ret;
+}
+
+/* N1, in a pool A of two workers: X's b is stolen. */
+static int test_probe_n1(void)
+{
+	if (num_online_cpus() < 2) {
+		pr_err("a stolen join needs two CPUs\n");
+		return -ENODEV;
+	}
+	return probe_run(2, probe_x_join);
+}
+
+/* N2, in a pool A of one worker. */
+static int test_probe_n2(void)
+{
+	return probe_run(1, probe_x_call);
+}
+
+/*
+ * N3: in a pool of two workers, X joins a and b. a waits until b, stolen,
+ * has started, then submits J into group G and returns; b waits until J
+ * is submitted, then waits for G. A joiner that moved J to its injection
+ * list and slept while b's worker ran only its own queues' jobs of G
+ * left J to nobody.
+ */
+struct n3 {
+	struct blitz_pool *pool;
+	struct blitz_job x, j;
+	struct blitz_group group;
+	struct completion b_started, j_submitted, done;
+	atomic_t j_runs;
+	bool not_stolen;
+};
+
+static void n3_j(struct blitz_job *job)
+{
+	atomic_inc(&container_of(job, struct n3, j)->j_runs);
+}
+
+static void n3_a(void *arg)
+{
+	struct n3 *n = arg;
+
+	if (!wait_for_completion_timeout(&n->b_started, 10 * HZ))
+		WRITE_ONCE(n->not_stolen, true);
+	WARN_ON(blitz_group_submit(&n->group, &n->j));
+	complete(&n->j_submitted);
+}
+
+static void n3_b(void *arg)
+{
+	struct n3 *n = arg;
+
+	complete(&n->b_started);
+	wait_for_completion(&n->j_submitted);
+	WARN_ON(blitz_group_wait(&n->group));
+}
+
+static void n3_x(struct blitz_job *job)
+{
+	struct n3 *n = container_of(job, struct n3, x);
+
+	blitz_join(n3_a, n, n3_b, n);
+	complete(&n->done);
+}
+
+static int test_probe_n3(void)
+{
+	struct n3 *n;
+	int ret = 0;
+
+	if (num_online_cpus() < 2) {
+		pr_err("a stolen join needs two CPUs\n");
+		return -ENODEV;
+	}
+	n = kzalloc(sizeof(*n), GFP_KERNEL);
+	if (!n)
+		return -ENOMEM;
+	init_completion(&n->b_started);
+	init_completion(&n->j_submitted);
+	init_completion(&n->done);
+	n->pool = blitz_pool_create("selftest-n3", 2);
+	if (IS_ERR(n->pool)) {
+		ret = PTR_ERR(n->pool);
+		kfree(n);
+		return ret;
+	}
+	blitz_group_init(&n->group, n->pool);
+	blitz_job_init(&n->x, n3_x);
+	blitz_job_init(&n->j, n3_j);
+	WARN_ON(blitz_submit(n->pool, &n->x));
+	/* Hung: left behind, pool and all. */
+	if (!wait_for_completion_timeout(&n->done, 30 * HZ)) {
+		pr_err("the group wait in the stolen half hung\n");
+		return -EDEADLK;
+	}
+	if (n->not_stolen || atomic_read(&n->j_runs) != 1) {
+		pr_err("b stolen %d, J ran %d times\n", !n->not_stolen,
+		       atomic_read(&n->j_runs));
+		ret = -EINVAL;
+	}
+	blitz_pool_destroy(n->pool);
+	kfree(n);
+	return ret;
+}
+
 struct concat {
 	u64 h, pow;
 };
@@ -938,6 +1218,9 @@ static const struct {
 	{ "group", test_group },
 	{ "sleep_later", test_sleep_later },
 	{ "sleep_blocked", test_sleep_blocked },
+	{ "probe_n1", test_probe_n1 },
+	{ "probe_n2", test_probe_n2 },
+	{ "probe_n3", test_probe_n3 },
 	{ "reduce", test_reduce },
 	{ "sort", test_sort },
 };
