@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Guest test (TAP), for the debug kernel: fault injection into
-# blitz_pool_create(). failslab is armed for sleeping allocations, quietly;
-# blitz_faults.ko then fails the n-th fault point of the creating task and
-# of kthreadd, n = 1, 2, ..., and checks every error (see its comment).
+# blitz_pool_create() and into the making of a spare. failslab is armed
+# for sleeping allocations, quietly; blitz_faults.ko then fails the n-th
+# fault point of the creating task and of kthreadd, n = 1, 2, ..., and
+# checks every error, then fails a spare's thread and checks that the
+# manager makes it again (see its comment).
 # debug_leaks.sh, which runs next, scans for what the failures leaked.
 
 FS=/sys/kernel/debug/failslab

@@ -25,10 +25,16 @@
  * create returned anything else, if a sweep injected nothing (failslab
  * not armed: /sys/kernel/debug/failslab/ignore-gfp-wait must be N), or if
  * a sweep did not end.
+ *
+ * Then a spare that cannot be made: in a pool of one worker, a job waits
+ * for a job submitted after it, which a spare must run, while kthreadd's
+ * first fault point fails. The manager must make the spare again later;
+ * the load fails if the first job waited 5 s.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/blitz.h>
+#include <linux/completion.h>
 #include <linux/err.h>
 #include <linux/module.h>
 #include <linux/pid.h>
@@ -145,6 +151,54 @@ static int faults_sweep(struct faults_sweep *s)
 	return -E2BIG;
 }
 
+struct faults_later {
+	struct blitz_job first, second;
+	struct completion signal, done;
+	bool timed_out;
+};
+
+static void faults_first(struct blitz_job *job)
+{
+	struct faults_later *l = container_of(job, struct faults_later, first);
+
+	l->timed_out = !wait_for_completion_timeout(&l->signal, 5 * HZ);
+	complete(&l->done);
+}
+
+static void faults_second(struct blitz_job *job)
+{
+	complete(&container_of(job, struct faults_later, second)->signal);
+}
+
+static int faults_spare(struct task_struct *kthreadd)
+{
+	struct blitz_pool *pool = blitz_pool_create(FAULTS_POOL, 1);
+	struct faults_later l;
+	bool injected;
+
+	if (IS_ERR(pool)) {
+		pr_err("spare: create: %ld\n", PTR_ERR(pool));
+		return PTR_ERR(pool);
+	}
+	blitz_job_init(&l.first, faults_first);
+	blitz_job_init(&l.second, faults_second);
+	init_completion(&l.signal);
+	init_completion(&l.done);
+	WRITE_ONCE(kthreadd->fail_nth, 1);
+	WARN_ON(blitz_submit(pool, &l.first));
+	WARN_ON(blitz_submit(pool, &l.second));
+	wait_for_completion(&l.done);
+	injected = !xchg(&kthreadd->fail_nth, 0);
+	/* Drains: the second job has run. */
+	blitz_pool_destroy(pool);
+	pr_info("spare: kthreadd's fault %s; the first job %s\n",
+		injected ? "injected" : "not reached",
+		l.timed_out ? "waited 5 s for the second" : "saw the second run");
+	if (!injected)
+		return -ENODEV;
+	return l.timed_out ? -ETIMEDOUT : 0;
+}
+
 static int __init blitz_faults_init(void)
 {
 	struct faults_sweep task = { .name = "task", .task = current };
@@ -165,7 +219,7 @@ static int __init blitz_faults_init(void)
 		pr_err("no kthreadd at pid 2\n");
 		ret = -ESRCH;
 	} else {
-		ret = faults_sweep(&kthreadd);
+		ret = faults_sweep(&kthreadd) ?: faults_spare(kthreadd.task);
 	}
 	if (kthreadd.task)
 		put_task_struct(kthreadd.task);
@@ -179,6 +233,6 @@ static void __exit blitz_faults_exit(void)
 module_init(blitz_faults_init);
 module_exit(blitz_faults_exit);
 
-MODULE_DESCRIPTION("blitz: fault injection into blitz_pool_create()");
+MODULE_DESCRIPTION("blitz: fault injection into pool creation and spares");
 MODULE_LICENSE("GPL");
 MODULE_IMPORT_NS(BLITZ_NS);
