@@ -98,7 +98,11 @@ if [ -e /sys/devices/system/cpu/cpu1/online ]; then
 		read -r comm < "$p/comm" 2>/dev/null || continue
 		case $comm in blitz/default/*) ;; *) continue ;; esac
 		want=$(awk -v i="${comm##*/}" '$1 == i { print $2 }' $DBG/stats)
-		got=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$p/status")
+		# Empty when gone meanwhile: a parked spare exits after
+		# spare_idle_ms. A live thread always has the line.
+		got=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' \
+			"$p/status" 2>/dev/null)
+		[ -n "$got" ] || continue
 		[ "$got" = "$want" ] || { echo "# $comm allowed on $got"; bad=1; }
 	done
 	ok $bad "workers rebound to their CPUs after hotplug"
