@@ -5,7 +5,7 @@
 #   make check         install what is missing and run every test
 #   make bench         benchmarks against workqueues at 1, 2 and 4 vCPUs
 #   make deps          only install what is missing
-#   make install       install blitz.ko (modules_install), and its header
+#   make install       install blitz.ko (modules_install), and its headers
 #                      and Module.symvers in /usr/src/blitz-<version>, for
 #                      clients; DESTDIR= stages it elsewhere
 #
@@ -30,7 +30,8 @@ install:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) BLITZ_ONLY=1 modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) BLITZ_ONLY=1 INSTALL_MOD_DIR=updates \
 		INSTALL_MOD_PATH=$(DESTDIR) modules_install
-	install -D -m 0644 include/linux/blitz.h $(BLITZ_SRC)/include/linux/blitz.h
+	install -D -m 0644 -t $(BLITZ_SRC)/include/linux include/linux/blitz.h \
+		include/linux/blitz_fork.h
 	install -D -m 0644 Module.symvers $(BLITZ_SRC)/Module.symvers
 	[ -n "$(DESTDIR)" ] || depmod -a $(shell cat $(KDIR)/include/config/kernel.release)
 

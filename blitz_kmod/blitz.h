@@ -10,8 +10,10 @@
  *   worker.c    the worker kthread: finding and running jobs
  *   pool.c      pools, blitz_submit(), CPU hotplug
  *   cm.c        concurrency management: blocked workers, spare workers
- *   share.c     latent join frames: share requests, promotion
- *   join.c      blitz_join(), blitz_parallel_for(), blitz_call()
+ *   promote.c   latent join frames, and their promotion to the deque
+ *   join.c      the join's slow path: a stolen b, leapfrogging, waiting
+ *   loop.c      blitz_parallel_for(), the loop blitz_parallel_reduce() runs
+ *   call.c      blitz_call(): a call into a pool
  *   group.c     job groups: submit, wait, cancel
  *   reduce.c    blitz_parallel_reduce()
  *   sort.c      blitz_sort()
@@ -117,7 +119,7 @@ enum blitz_cm_state {
  * @serving: the stolen frame whose b this worker runs, or NULL
  * @promoted_at: local_clock() of the last promotion asked for
  * @busy: running jobs, not looking for work; a hint for askers
- * @share_timer: ends a cooldown (share.c)
+ * @share_timer: ends a cooldown (promote.c)
  * @notifier: sees the worker switched out and in (cm.c)
  * @deferred: what the notifier left to @irq_work, BLITZ_DEFER_* bits
  * @kick: a joiner whose latch the notifier kicked, for @irq_work to wake
@@ -125,7 +127,7 @@ enum blitz_cm_state {
  * @rcu: frees the worker after a grace period (pool.c)
  *
  * @forks (but its share), @serving and @promoted_at are the owner's, or,
- * while it is switched out, its notifier's (share.c); the share timer
+ * while it is switched out, its notifier's (promote.c); the share timer
  * reads @serving as a hint at any time.
  */
 struct blitz_worker {
@@ -401,146 +403,10 @@ static inline unsigned int blitz_next_bit(const unsigned long *map,
 	return min(k * BITS_PER_LONG + __ffs(word), to);
 }
 
-/*
- * The first worker in [@from, @to) in the sleepers bitmap, or @to. A bit
- * it misses was set after the caller's barrier, by a sleeper whose last
- * look comes after that.
- */
-static inline unsigned int blitz_next_sleeper(struct blitz_pool *pool,
-					      unsigned int from,
-					      unsigned int to)
-{
-	return blitz_next_bit(pool->sleepers, from, to);
-}
+/* pool.c */
+void blitz_requeue(struct blitz_worker *w, struct blitz_job *job);
 
-/*
- * A job was queued on worker @near's deque or injection list, with a full
- * barrier after: wake a sleeper if one is needed to find it (see
- * blitz_wake_for_job()). Any context.
- *
- * The barrier orders the queueing before our reads of the bitmap and the
- * counters. It pairs with smp_mb__after_atomic() in blitz_sleep(), step 5,
- * and with the fully ordered decrement in blitz_idle_work_found().
- * (litmus/poster-sleeper-*.litmus, litmus/idle-leave-*.litmus)
- *
- * Nobody in the bitmap, nobody to wake: a worker that counted itself, or
- * is only sleepy, sets its bit before its last look, which sees our job
- * (litmus/poster-bitmap-empty.litmus). The bitmap changes only when a
- * worker sleeps or is woken; the counter word, whenever one starts or
- * stops looking for work: a stream of posts to busy workers reads only
- * the bitmap.
- *
- * Someone in the bitmap, but two awake idle workers or more, and no
- * sleepy JEC to bump: blitz_wake_for_job() would read the same and wake
- * nobody. That is the steady state of posts while some worker sleeps and
- * others, woken, wait for their CPUs; it stays here, without a call.
- */
-static inline void __blitz_new_jobs(struct blitz_pool *pool,
-				    unsigned int near)
-{
-	unsigned int n = blitz_nr_slots(pool);
-	u64 c;
-
-	if (blitz_next_sleeper(pool, 0, n) == n)
-		return;
-	c = blitz_counters_load(&pool->counters);
-	if (!blitz_jec_is_sleepy(blitz_jec(c)) &&
-	    (!blitz_sleeping(c) || blitz_awake_idle(c) > 1))
-		return;
-	blitz_wake_for_job(pool, near);
-}
-
-/* As __blitz_new_jobs(), after a queueing that was not fully ordered. */
-static inline void blitz_new_jobs(struct blitz_pool *pool, unsigned int near)
-{
-	/* The barrier __blitz_new_jobs() needs: see there. */
-	smp_mb();
-	__blitz_new_jobs(pool, near);
-}
-
-/*
- * Whether worker @w was woken but cannot run before we stop: it is homed
- * on our CPU, where a task runs (we, or the task we interrupted), and has
- * not taken its wake-up yet. It counts as an awake idle worker, but it
- * will not look for work until then. Any context.
- */
-static inline bool blitz_woken_behind_us(struct blitz_worker *w)
-{
-	return w->cpu == raw_smp_processor_id() && !blitz_on_idle_task() &&
-	       READ_ONCE(w->woken);
-}
-
-/*
- * Queue @job on an injection list and wake a worker for it. The caller
- * keeps @pool alive throughout: the job may run, and drop the last
- * reference, as soon as it is on the list.
- *
- * Only a job that finds the list empty marks it in the pool's queued
- * bitmap, where takers look (inject.h), and is posted to the sleep
- * protocol. One that finds jobs there rides along with them: the fully
- * ordered add read the list's head, so the llist_del_all() that takes
- * that job comes after ours and takes ours too, and that job was posted,
- * by whoever added the first job since the list was last emptied.
- * Preemption is off (the caller's) from the add to the post, so that a
- * submitter is never held up between the two while later jobs count on
- * its post (litmus/inject-ride-along.litmus). A burst from one CPU thus
- * reads no shared word after its first job, except while the worker it
- * woke, homed here, cannot run: then each job is posted, so that another
- * worker is woken (blitz_wake_for_job()).
- *
- * From an interrupt of an idle CPU, the worker homed there can run the
- * job as soon as the interrupt returns: if it sleeps, wake it, even when
- * awake idle workers elsewhere would find the job. They may not be
- * running (a vCPU its host has descheduled), and a hardirq submitter saw
- * its jobs wait for them for milliseconds. Claiming the worker is fully
- * ordered, after the fully ordered queueing, and the woken flag a
- * release: the woken worker sees the job (litmus/inject-idle-wake.litmus).
- */
-static __always_inline void blitz_inject(struct blitz_pool *pool,
-					 struct blitz_job *job)
-{
-	unsigned int cpu, i;
-	struct blitz_worker *w;
-	bool first;
-
-	lockdep_assert_preemption_disabled();
-	/* Any CPU will do; ours keeps the list's cache line local. */
-	cpu = smp_processor_id();
-	i = pool->cpu_worker[cpu];
-	w = pool->workers[i];
-	first = blitz_inject_add(&w->inject, &job->node);
-	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
-	if (first)
-		blitz_inject_mark(pool->queued, i);
-	if (blitz_on_idle_task() && w->cpu == cpu &&
-	    test_bit(i, pool->sleepers) && blitz_wake_worker(w))
-		return;
-	/* blitz_inject_add() is fully ordered: no barrier of our own. */
-	if (first || blitz_woken_behind_us(w))
-		__blitz_new_jobs(pool, i);
-}
-
-/*
- * Queue @job on the injection list of @w, the current worker: a job it
- * submitted that its deque has no room for, or one it moves off its deque
- * to reach what is below. A group wait of @w looks for its group's jobs
- * there (group.c), whatever CPU @w runs on: the list of the worker homed
- * on this CPU is another's after a hotplug move or when workers share a
- * CPU, and that worker may be waiting too. Posted as blitz_inject() does;
- * the current worker is never woken behind us.
- */
-static inline void blitz_requeue(struct blitz_worker *w, struct blitz_job *job)
-{
-	preempt_disable();
-	/* blitz_inject_add() is fully ordered: no barrier of our own. */
-	if (blitz_inject_add(&w->inject, &job->node)) {
-		blitz_inject_mark(w->pool->queued, w->index);
-		__blitz_new_jobs(w->pool, w->index + 1);
-	}
-	preempt_enable();
-}
-
-/* share.c */
+/* promote.c */
 extern unsigned int blitz_share_interval_us;
 void blitz_share_init(struct blitz_worker *w);
 void blitz_share_exit(struct blitz_worker *w);
@@ -553,58 +419,10 @@ bool blitz_promote_switched_out(struct blitz_worker *w);
 void blitz_post_frames(struct blitz_worker *w);
 unsigned int __blitz_segment_open(struct blitz_worker *w);
 
-/*
- * A job run on top of the worker's stack (by the main loop, a waiting
- * joiner or a waiting caller, a waiting group) starts a segment of its
- * own: promotions while it runs reach only its frames, not the latent
- * frames of the joins it runs on top of (share.c, P1). Returns what
- * blitz_segment_close() restores. Inline: it is on every job's path.
- */
-static inline unsigned int blitz_segment_open(struct blitz_worker *w)
-{
-	unsigned int published = READ_ONCE(w->forks.published);
-
-	/* The usual case: nothing latent, nothing to hide. */
-	if (likely(published == w->forks.depth))
-		return published;
-	return __blitz_segment_open(w);
-}
-
-static inline void blitz_segment_close(struct blitz_worker *w,
-				       unsigned int published)
-{
-	WRITE_ONCE(w->forks.published, published);
-}
-
-/*
- * The worker starts looking for work: it has no frames, nobody need ask
- * it, and its timer must not fire for an idle worker. An asker that saw
- * it busy, or a thief of its last job, may still store a request after
- * this: it stays until the worker's next fork (one promotion) or idle,
- * and arms no timer. Inline, as blitz_share_busy(): a worker goes idle
- * and busy again for every burst it drains.
- */
-static inline void blitz_share_idle(struct blitz_worker *w)
-{
-	/* Idle first: a request's interrupt work arms no timer then. */
-	WRITE_ONCE(w->busy, false);
-	if (READ_ONCE(w->forks.share))
-		__blitz_share_idle(w);
-}
-
-/*
- * The worker leaves the idle loop with a job; @c is the counter word its
- * leaving left. With others inactive, it will share after one interval.
- */
-static inline void blitz_share_busy(struct blitz_worker *w, u64 c)
-{
-	WRITE_ONCE(w->busy, true);
-	if (blitz_inactive(c) && !READ_ONCE(w->forks.share))
-		WRITE_ONCE(w->forks.share, BLITZ_SHARE_COLD);
-}
-
 /* join.c */
 void blitz_join_stolen(struct blitz_job *job);
+void blitz_join_promoted(struct blitz_worker *w, struct blitz_join_frame *f,
+			 unsigned int i);
 
 /**
  * struct blitz_loop - a parallel loop, with or without an accumulator
@@ -621,6 +439,7 @@ struct blitz_loop {
 	unsigned long chunk;
 };
 
+/* loop.c */
 void blitz_loop_run(struct blitz_worker *w, struct blitz_loop *loop,
 		    unsigned long lo, unsigned long hi, void *acc);
 int blitz_loop(struct blitz_loop *loop, unsigned long start,

@@ -16,6 +16,7 @@
 #include <linux/workqueue.h>
 
 #include "blitz.h"
+#include "sleep.h"
 
 unsigned int blitz_max_spares = 256;
 module_param_named(max_spares, blitz_max_spares, uint, 0644);

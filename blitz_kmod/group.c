@@ -28,6 +28,8 @@
 #include <linux/wait_bit.h>
 
 #include "blitz.h"
+#include "promote.h"
+#include "sleep.h"
 
 #ifdef CONFIG_LOCKDEP
 /* The lock class of the groups that BLITZ_GROUP_INIT() initialises. */

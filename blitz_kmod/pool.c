@@ -23,6 +23,7 @@
 #include <uapi/linux/sched/types.h>
 
 #include "blitz.h"
+#include "sleep.h"
 
 static LIST_HEAD(blitz_pools);
 static DEFINE_MUTEX(blitz_pools_lock);
@@ -441,6 +442,76 @@ static __always_inline bool blitz_submit_get(struct blitz_pool *pool,
 }
 
 /*
+ * Queue @job on an injection list and wake a worker for it. The caller
+ * keeps @pool alive throughout: the job may run, and drop the last
+ * reference, as soon as it is on the list.
+ *
+ * Only a job that finds the list empty marks it in the pool's queued
+ * bitmap, where takers look (inject.h), and is posted to the sleep
+ * protocol. One that finds jobs there rides along with them: the fully
+ * ordered add read the list's head, so the llist_del_all() that takes
+ * that job comes after ours and takes ours too, and that job was posted,
+ * by whoever added the first job since the list was last emptied.
+ * Preemption is off (the caller's) from the add to the post, so that a
+ * submitter is never held up between the two while later jobs count on
+ * its post (litmus/inject-ride-along.litmus). A burst from one CPU thus
+ * reads no shared word after its first job, except while the worker it
+ * woke, homed here, cannot run: then each job is posted, so that another
+ * worker is woken (blitz_wake_for_job()).
+ *
+ * From an interrupt of an idle CPU, the worker homed there can run the
+ * job as soon as the interrupt returns: if it sleeps, wake it, even when
+ * awake idle workers elsewhere would find the job. They may not be
+ * running (a vCPU its host has descheduled), and a hardirq submitter saw
+ * its jobs wait for them for milliseconds. Claiming the worker is fully
+ * ordered, after the fully ordered queueing, and the woken flag a
+ * release: the woken worker sees the job (litmus/inject-idle-wake.litmus).
+ */
+static __always_inline void blitz_inject(struct blitz_pool *pool,
+					 struct blitz_job *job)
+{
+	unsigned int cpu, i;
+	struct blitz_worker *w;
+	bool first;
+
+	lockdep_assert_preemption_disabled();
+	/* Any CPU will do; ours keeps the list's cache line local. */
+	cpu = smp_processor_id();
+	i = pool->cpu_worker[cpu];
+	w = pool->workers[i];
+	first = blitz_inject_add(&w->inject, &job->node);
+	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
+	if (first)
+		blitz_inject_mark(pool->queued, i);
+	if (blitz_on_idle_task() && w->cpu == cpu &&
+	    test_bit(i, pool->sleepers) && blitz_wake_worker(w))
+		return;
+	/* blitz_inject_add() is fully ordered: no barrier of our own. */
+	if (first || blitz_woken_behind_us(w))
+		__blitz_new_jobs(pool, i);
+}
+
+/*
+ * Queue @job on the injection list of @w, the current worker: a job it
+ * submitted that its deque has no room for, or one it moves off its deque
+ * to reach what is below. A group wait of @w looks for its group's jobs
+ * there (group.c), whatever CPU @w runs on: the list of the worker homed
+ * on this CPU is another's after a hotplug move or when workers share a
+ * CPU, and that worker may be waiting too. Posted as blitz_inject() does;
+ * the current worker is never woken behind us.
+ */
+void blitz_requeue(struct blitz_worker *w, struct blitz_job *job)
+{
+	preempt_disable();
+	/* blitz_inject_add() is fully ordered: no barrier of our own. */
+	if (blitz_inject_add(&w->inject, &job->node)) {
+		blitz_inject_mark(w->pool->queued, w->index);
+		__blitz_new_jobs(w->pool, w->index + 1);
+	}
+	preempt_enable();
+}
+
+/*
  * blitz_submit(), and blitz_group_submit() with @group: once the job is
  * ours (PENDING), it is counted in @group before it is queued. Inlined
  * into each: a call on every submit costs under emulation. So does
@@ -503,7 +574,7 @@ static __always_inline int __blitz_submit(struct blitz_pool *pool,
 		blitz_inject(pool, job);
 		goto unlock;
 	}
-	/* Switched out, we could see our CPU push too (share.c). */
+	/* Switched out, we could see our CPU push too (promote.c). */
 	if (blitz_deque_push(&w->deque, job)) {
 		blitz_new_jobs(pool, w->index + 1);
 	} else {

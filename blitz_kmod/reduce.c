@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * blitz_parallel_reduce(): a parallel loop that folds its ranges into
- * accumulators, combined left to right (join.c has the loop).
+ * accumulators, combined left to right (loop.c has the loop).
  */
 #include "blitz.h"
 

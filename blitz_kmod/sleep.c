@@ -82,6 +82,7 @@
 #include <linux/swait.h>
 
 #include "blitz.h"
+#include "sleep.h"
 
 #define BLITZ_ROUNDS_UNTIL_SLEEPY	32
 #define BLITZ_ROUNDS_UNTIL_SLEEPING	(BLITZ_ROUNDS_UNTIL_SLEEPY + 1)

@@ -13,6 +13,8 @@
 #include <linux/sched.h>
 
 #include "blitz.h"
+#include "promote.h"
+#include "sleep.h"
 
 /* xorshift64*: cheap, good enough to spread thieves over victims. */
 static unsigned int blitz_random_below(struct blitz_worker *w, unsigned int n)

@@ -13,6 +13,7 @@
 #include <linux/string.h>
 
 #include "../blitz_kmod/blitz.h"
+#include "../blitz_kmod/sleep.h"
 #include "test_race.h"
 #include "test_threads.h"
 

@@ -37,6 +37,8 @@
 #include <linux/sched/clock.h>
 
 #include "blitz.h"
+#include "promote.h"
+#include "sleep.h"
 
 unsigned int blitz_share_interval_us = 100;
 module_param_named(share_interval_us, blitz_share_interval_us, uint, 0644);
