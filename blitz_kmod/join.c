@@ -25,25 +25,16 @@ void blitz_join_stolen(struct blitz_job *job)
 						  job);
 	struct blitz_worker *w = blitz_current_worker();
 	struct blitz_join_frame *serving = w->serving;
-	/*
-	 * The frame is gone once the latch is set: read the owner first. The
-	 * owner is a worker of this pool, and the pool is not freed before
-	 * this worker stops, so the task outlives the wake-up below.
-	 */
+	/* The frame dies with the latch set; the owner outlives us. */
 	struct task_struct *owner = f->owner;
 
 	/* What we promote from here on descends from b. */
 	f->thief_base = blitz_deque_bottom(&w->deque);
-	/*
-	 * Serving before the joiner can see us and ask: a request of its
-	 * that finds our cooldown on is renewed at its end only for a
-	 * worker that serves (blitz_share_wanted()).
-	 */
+	/* Before the joiner can ask: blitz_share_wanted() renews for it. */
 	WRITE_ONCE(w->serving, f);
 	/*
-	 * Publish where b's descendants start before ourselves. Pairs with
-	 * smp_load_acquire() of the thief in blitz_join_wait().
-	 * (litmus/join-thief-publish.litmus)
+	 * thief_base before the thief. Pairs with smp_load_acquire() in
+	 * blitz_join_wait() (litmus/join-thief-publish.litmus).
 	 */
 	smp_store_release(&f->thief, w);
 	trace_blitz_join_stolen(w->pool->name, w->index, f->fn);
@@ -55,10 +46,8 @@ void blitz_join_stolen(struct blitz_job *job)
 }
 
 /*
- * Whether a waiting joiner that may leapfrog should not sleep: the thief
- * has a frame of b's for it. The thief's kick pairs with the fully
- * ordered blitz_latch_get_sleepy() before this look
- * (litmus/share-kick-joiner.litmus).
+ * Whether the thief has a frame of b's to leapfrog. Its kick pairs with
+ * blitz_latch_get_sleepy() before this (litmus/share-kick-joiner.litmus).
  */
 static bool blitz_join_ready(void *arg)
 {
@@ -70,14 +59,10 @@ static bool blitz_join_ready(void *arg)
 }
 
 /*
- * Steal from @thief a frame that descends from @f's b: one pushed at or
- * above the thief's bottom when b started (below are no frames, only
- * jobs submitted before), and pushed before b finished. Once b has
- * finished, the thief may push frames of its next work there, which its
- * own join may be waiting for while its a() sleeps: those are any idle
- * worker's to take, ours too once our join is over, never ours now (we
- * would run unrelated work on top of our caller's stack). The steal reads
- * b's latch after the slot and takes no frame once it is set.
+ * Steal from @thief a frame that descends from @f's b: pushed at or above
+ * thief_base, before b finished. After, its frames are unrelated work,
+ * not ours to run on our caller's stack: the steal reads b's latch after
+ * the slot and takes nothing once it is set.
  */
 static struct blitz_job *blitz_leapfrog(struct blitz_worker *w,
 					struct blitz_join_frame *f,
@@ -97,11 +82,7 @@ static struct blitz_job *blitz_leapfrog(struct blitz_worker *w,
 	return job;
 }
 
-/*
- * Wait for a stolen b, running only b's descendants meanwhile. Short of
- * stack, steal none, and do not stay awake for them either: sleep until
- * b is done.
- */
+/* Wait for a stolen b, running only b's descendants, stack permitting. */
 static void blitz_join_wait(struct blitz_worker *w, struct blitz_join_frame *f)
 {
 	bool leapfrog = !blitz_stack_below(BLITZ_RUN_STACK);
@@ -110,10 +91,7 @@ static void blitz_join_wait(struct blitz_worker *w, struct blitz_join_frame *f)
 	unsigned int spins = 0;
 
 	while (!blitz_latch_probe(&f->latch)) {
-		/*
-		 * Pairs with smp_store_release() in blitz_join_stolen().
-		 * (litmus/join-thief-publish.litmus)
-		 */
+		/* Pairs with blitz_join_stolen(): litmus/join-thief-publish. */
 		thief = smp_load_acquire(&f->thief);
 		job = NULL;
 		if (thief && leapfrog)

@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parallel loops: blitz_parallel_for(), and the loop that
- * blitz_parallel_reduce() shares. Lazy binary splitting (Tzannes et al.,
- * PPoPP 2010, with "asked for work" for "the local deque is empty"): a
- * loop runs its range in chunks, and while one runs, the upper half of
- * what is left is a latent frame that a request promotes. A reduction
- * folds a given-away half's fresh accumulator into the lower half's:
+ * Parallel loops, blitz_parallel_for()'s and blitz_parallel_reduce()'s:
+ * lazy binary splitting (Tzannes et al., PPoPP 2010), "asked for work"
+ * standing for "the local deque is empty". A reduction folds the halves
  * left to right, whatever ran where. Documentation/blitz/design.rst,
  * "Parallel loops".
  */
@@ -60,12 +57,9 @@ static noinline void blitz_loop_split(struct blitz_worker *w,
 }
 
 /*
- * Run the body on [@lo, @next), with the upper half of what is left after
- * it, [@next, @hi), open as a latent frame: a body that blocks or is
- * preempted, or forks, can have it promoted, as a join's b, and another
- * worker runs it meanwhile. Without it, a body that waits for another
- * index of its loop (a lock, a call back into its pool's caller) waited
- * for itself. Returns whether the rest was given away, and is done.
+ * Run the body on [@lo, @next) with the upper half of [@next, @hi) open
+ * as a latent frame, so a body that blocks or waits for a later index
+ * has it run elsewhere. Returns whether the rest was given away, and done.
  */
 static noinline bool blitz_loop_step(struct blitz_worker *w,
 				     struct blitz_loop *loop,
@@ -86,11 +80,8 @@ static noinline bool blitz_loop_step(struct blitz_worker *w,
 	if (__blitz_unfork(&w->forks, i))
 		return false;
 	/*
-	 * Promoted: open it again, promoted (published is above i, so our
-	 * CPU leaves it alone), and run the lower half before the join, as
-	 * a split does. Joined first, the lower half would run after the
-	 * upper, and a body that waits for a lower index would wait for
-	 * ever.
+	 * Promoted: reopen it (published is above i) and run the lower half
+	 * before the join, or a body waiting for a lower index would hang.
 	 */
 	if (next < h.lo) {
 		__blitz_fork(&w->forks, &h.f, i);
@@ -103,30 +94,10 @@ static noinline bool blitz_loop_step(struct blitz_worker *w,
 	return true;
 }
 
-/**
- * blitz_loop_run - run a loop's range, splitting it when asked
- * @w: the current worker
- * @loop: the loop
- * @lo: first index
- * @hi: one past the last, above @lo
- * @acc: the accumulator the range folds into, if @loop has one
- *
- * A range longer than a chunk is run in ranges that start at one index
- * and double up to the chunk, and that are never more than half of what
- * is left, so they shrink again to one index at the end. A request is
- * heard at the next boundary: early in the run, about as long after the
- * start as it came; late, after at most half of what is left. When
- * every range was a whole chunk, the first request of a loop started on
- * a cold worker, one share interval in, waited for the first chunk to
- * end, and a worker that ran out of work near the end waited for the
- * other's last chunk: the halves ended up to a chunk apart. It costs a
- * run about twice log2(chunk) more calls of the body. A range of at most
- * a chunk is one call. Each range but the last runs with the upper half
- * of what is left open as a latent frame (blitz_loop_step()), if the
- * worker has the stack and a free slot for it.
- *
- * Context: a worker, in task context, with no latent frame newer than the
- * loop's.
+/*
+ * Run [@lo, @hi) into @acc, on worker @w, with no latent frame newer than
+ * the loop's. Ranges double from one index up to the chunk, never over
+ * half of what is left, so a request is heard soon at the start and end.
  */
 void blitz_loop_run(struct blitz_worker *w, struct blitz_loop *loop,
 		    unsigned long lo, unsigned long hi, void *acc)
@@ -160,12 +131,7 @@ struct blitz_loop_call {
 	void *acc;
 };
 
-/*
- * grain 0: chunks of about 1/32 of a worker's share. A boundary costs a
- * few loads and stores (a fork and an unfork); the shorter ranges at the
- * start and end of a run (blitz_loop_run()) keep the chunk from bounding
- * the imbalance.
- */
+/* grain 0: chunks of about 1/32 of a worker's share. */
 static void blitz_loop_in_pool(void *arg)
 {
 	struct blitz_loop_call *c = arg;
@@ -177,19 +143,10 @@ static void blitz_loop_in_pool(void *arg)
 	blitz_loop_run(w, c->loop, c->start, c->end, c->acc);
 }
 
-/**
- * blitz_loop - run a loop over [@start, @end), in parallel
- * @loop: the loop; a chunk of 0 is chosen on the worker that starts it
- * @start: first index
- * @end: one past the last, above @start
- * @acc: the accumulator of the whole range, if @loop has one
- *
- * Inside a worker, in that worker's pool; outside, in the default pool,
- * while the caller sleeps.
- *
- * Context: process context or a blitz job; may sleep.
- * Return: 0, or -ESHUTDOWN when called from outside while the default
- * pool is being destroyed (nothing ran).
+/*
+ * Run @loop over [@start, @end) into @acc: in the caller's pool, or, from
+ * outside, in the default pool while the caller sleeps. Returns 0, or
+ * -ESHUTDOWN from outside while the default pool is being destroyed.
  */
 int blitz_loop(struct blitz_loop *loop, unsigned long start,
 	       unsigned long end, void *acc)
@@ -226,18 +183,14 @@ static void blitz_for_body(struct blitz_loop *loop, unsigned long lo,
  *	that together cover [@start, @end) exactly once, in parallel
  * @arg: passed to @fn
  *
- * The caller runs [@start, @end) in ranges, in order, and, each time
- * another worker asks for work between two ranges, gives it the upper half
- * of what is left, which it may split in turn (lazy binary splitting).
- * While a range runs, the upper half of what is left is offered as a
- * join's b is: @fn may block, even until an index in that upper half has
- * run, as long as another worker of the pool is free. A range is at most
- * @grain long: the first is one index, each next one twice the last up to
- * @grain, and none is over half of what is left, so that a request is
- * heard soon at the start and at the end. An interval of at most @grain is
- * one call. A worker with less than a quarter of its stack left splits no
- * further. Inside a worker, the loop runs in that worker's pool; outside,
- * in the default pool while the caller sleeps.
+ * The caller runs [@start, @end) in ranges, in order, and gives the upper
+ * half of what is left to each worker that asks for work between two
+ * ranges (lazy binary splitting). While a range runs, that upper half is
+ * offered as a join's b is: @fn may block, even until a later index has
+ * run. Ranges grow from one index up to @grain, and an interval of at
+ * most @grain is one call. With less than a quarter of its stack left, a
+ * worker splits no further. Inside a worker, the loop runs in that
+ * worker's pool; outside, in the default pool while the caller sleeps.
  *
  * Context: process context or a blitz job; may sleep.
  * Return: 0; -EINVAL for @start > @end or a NULL @fn (then @fn is never

@@ -1,36 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Latent join frames: a fork records its frame on its worker's private
- * stack with plain stores, and the worker promotes the oldest one onto
- * its Chase-Lev deque only when someone could use it: asked by an idle
- * worker or a waiting joiner (at most once per share_interval_us, the
- * cooldown), or when it is switched out, by its preempt notifier.
- * Documentation/blitz/design.rst, "Latent frames", has the protocol.
- *
- * Who touches what:
- *
- *   depth, published, latent[], serving, promoted_at
- *	the owner, in task context, and its notifier when it is switched
- *	out; the share timer tests serving, as a hint, while the owner
- *	runs. The owner keeps preemption off where it must not be switched
- *	out: while it pushes on its deque, promotes, or hides the frames of
- *	an outer segment.
- *   share
- *	askers, the share timer and the notifier: WRITE_ONCE(); the owner:
- *	xchg().
- *   busy
- *	written by the owner, read by askers and the share timer.
- *
- * Invariants, per segment (a job that a worker runs on top of its stack
- * sees only its own frames: blitz_execute()):
- *
- *   P1  frames [0, published) are promoted, [published, depth) latent:
- *       promotion takes latent[published], the oldest latent frame, and
- *       a join on a promoted frame i lowers published to i;
- *   P2  a worker's promoted frames sit in its deque oldest first, with
- *       submitted jobs anywhere between them;
- *   P3  so a join on a promoted frame finds it the newest frame in the
- *       deque, below only jobs that a() submitted, or finds it stolen.
+ * Latent join frames, promoted to the Chase-Lev deque only when someone
+ * could use them (Spice's heartbeat): at a fork that finds a request of
+ * an idle worker or a waiting joiner, at most once per share_interval_us,
+ * or from the worker's sched_out notifier. Invariants, per segment:
+ *   P1  frames [0, published) are promoted, [published, depth) latent;
+ *   P2  promoted frames sit in the deque oldest first, jobs between;
+ *   P3  so a join finds its promoted frame newest, or stolen.
+ * Documentation/blitz/design.rst, "Latent frames".
  */
 #include <linux/hrtimer.h>
 #include <linux/moduleparam.h>
@@ -45,22 +22,16 @@ module_param_named(share_interval_us, blitz_share_interval_us, uint, 0644);
 MODULE_PARM_DESC(share_interval_us,
 		 "least time between two promotions by a worker, in us (default 100)");
 
-/*
- * Ask @v to promote its oldest latent frame, unless a request is pending,
- * it cools down (its timer armed to renew the request) or starts cold.
- * @asker is the current worker.
- */
+/* Ask @v to promote its oldest latent frame, unless already asked. */
 void blitz_ask(struct blitz_worker *asker, struct blitz_worker *v)
 {
 	if (READ_ONCE(v->forks.share))
 		return;
 	blitz_race_window(BLITZ_RACE_SHARE_ASK);
 	/*
-	 * A plain store: it may overwrite a WAIT the owner wrote meanwhile,
-	 * and then the owner's next fork sees the request in its cooldown
-	 * and writes WAIT again. The owner clears with xchg(), which a
-	 * request either precedes, and is seen, or follows, and stays
-	 * (litmus/share-request-clear.litmus).
+	 * Overwriting a WAIT is harmless: the next fork writes it again.
+	 * Pairs with the owner's xchg() in
+	 * blitz_share() (litmus/share-request-clear.litmus).
 	 */
 	WRITE_ONCE(v->forks.share, BLITZ_SHARE_ASK);
 	blitz_stat_inc(asker, BLITZ_STAT_SHARE_REQUESTS);
@@ -80,11 +51,7 @@ void blitz_ask_busy(struct blitz_worker *w)
 	}
 }
 
-/*
- * blitz_segment_open(), where latent frames must be hidden: not switched
- * out between our read of published and our write, where our notifier
- * promotes too.
- */
+/* Not switched out between the read and the write: the notifier promotes. */
 unsigned int __blitz_segment_open(struct blitz_worker *w)
 {
 	unsigned int published;
@@ -97,10 +64,8 @@ unsigned int __blitz_segment_open(struct blitz_worker *w)
 }
 
 /*
- * Push latent[published] on the deque. Its owner's, with preemption off,
- * or its notifier's. The push's release store of bottom
- * publishes what the fork and this wrote to the frame: a thief reads the
- * frame only after its acquire of bottom and its winning cmpxchg on top
+ * Push latent[published]: the owner, preemption off, or its notifier. The
+ * push's release of bottom publishes the frame to the thief's acquire
  * (litmus/share-promote-publish.litmus).
  */
 static bool blitz_promote_one(struct blitz_worker *w)
@@ -126,15 +91,10 @@ static bool blitz_promote_one(struct blitz_worker *w)
 }
 
 /*
- * Frames were pushed (promoted, or pushed back by a group waiter): the
- * joiner waiting for the b we run may leapfrog them, and it may be asleep
- * on b's latch. The frame is alive: its latch is set only after b
- * returns, by the worker, which is the caller, or is switched out until
- * the caller returns. The caller ordered its pushes before this with a
- * full barrier; it pairs with the fully ordered
- * blitz_latch_get_sleepy() before the joiner looks at our deque
- * (blitz_join_ready()): either the joiner sees the frame, or this sees
- * it sleepy (litmus/share-kick-joiner.litmus).
+ * Wake the joiner of the b we run, asleep on b's latch: it may leapfrog
+ * the frames just pushed. The frame is alive until b returns. The
+ * caller's full barrier after the pushes pairs with blitz_latch_get_sleepy()
+ * before blitz_join_ready() (litmus/share-kick-joiner.litmus).
  */
 static void blitz_kick_serving(struct blitz_worker *w)
 {
@@ -152,12 +112,9 @@ static void blitz_kick_serving(struct blitz_worker *w)
  * blitz_promote_switched_out - promote every latent frame of a worker
  * @w: the worker, being switched out
  *
- * From its sched_out notifier (cm.c), with the runqueue lock held: @w
- * cannot run its frames until it is back, so another worker may. Kicks
- * the joiner of the b that @w runs, if it sleeps, as blitz_post_frames()
- * does, but leaves its wake-up in &blitz_worker.kick, and the post, to
- * the notifier's irq_work. The frame kicked is alive: its latch is set
- * after b returns, by @w.
+ * From its sched_out notifier (cm.c), under the runqueue lock: kicks the
+ * joiner as blitz_post_frames() does, but leaves the wake-up
+ * (&blitz_worker.kick) and the post to the notifier's irq_work.
  *
  * Return: whether it pushed any.
  */
@@ -172,11 +129,7 @@ bool blitz_promote_switched_out(struct blitz_worker *w)
 		return false;
 	/* Answered: askers may ask again. */
 	WRITE_ONCE(w->forks.share, 0);
-	/*
-	 * Orders the pushes before the kick's look at the latch, as the
-	 * post's barrier does in blitz_post_frames()
-	 * (litmus/share-kick-joiner.litmus).
-	 */
+	/* Pushes before the kick (litmus/share-kick-joiner.litmus). */
 	smp_mb();
 	f = READ_ONCE(w->serving);
 	if (f && blitz_latch_kick(&f->latch))
@@ -185,22 +138,15 @@ bool blitz_promote_switched_out(struct blitz_worker *w)
 }
 
 /*
- * Whether somebody could take a frame of @w's: a worker is inactive, or
- * @w runs a stolen b, whose joiner may be waiting for it. A waiting
- * joiner is not inactive, and its requests stop when it sleeps: one made
- * in our cooldown, which askers leave alone, is renewed for it here.
- * @serving is only tested, never followed: the frame may be gone.
+ * Whether somebody could take a frame of @w's: an inactive worker, or the
+ * sleeping joiner of the b @w runs (@serving is tested, never followed).
  */
 static bool blitz_share_wanted(struct blitz_worker *w, u64 c)
 {
 	return blitz_inactive(c) || READ_ONCE(w->serving);
 }
 
-/*
- * The share timer ends a cooldown (WAIT): ask again if the owner is still
- * busy and a frame is wanted; else let askers ask. Hard interrupt, on the
- * owner's CPU, or, moved there when that CPU went offline, on another.
- */
+/* End a cooldown (WAIT): renew the request if still wanted. Hard irq. */
 static enum hrtimer_restart blitz_share_timer_fn(struct hrtimer *t)
 {
 	struct blitz_worker *w = container_of(t, struct blitz_worker,
@@ -232,10 +178,7 @@ void blitz_share_exit(struct blitz_worker *w)
 	hrtimer_cancel(&w->share_timer);
 }
 
-/*
- * blitz_share_idle(), with a request or the timer to clear: a cooldown
- * (WAIT) may have armed it.
- */
+/* blitz_share_idle(), with a request or an armed timer to clear. */
 void __blitz_share_idle(struct blitz_worker *w)
 {
 	hrtimer_cancel(&w->share_timer);
@@ -246,17 +189,15 @@ void __blitz_share_idle(struct blitz_worker *w)
  * blitz_post_frames - post join frames just pushed on our deque
  * @w: the current worker
  *
- * A sleeper may be needed to steal them, and the joiner waiting for the
- * b we run may leapfrog them: wake the one, kick the other.
+ * Wake a sleeper to steal them, and kick the joiner of the b we run.
  *
  * Context: the owner, in task context.
  */
 void blitz_post_frames(struct blitz_worker *w)
 {
 	/*
-	 * The post's smp_mb() orders the pushes before the sleepers bitmap,
-	 * as for any push (litmus/share-promote-sleeper.litmus), and before
-	 * the kick.
+	 * Its smp_mb() orders the pushes before the sleepers bitmap
+	 * (litmus/share-promote-sleeper.litmus) and before the kick.
 	 */
 	blitz_new_jobs(w->pool, w->index + 1);
 	blitz_race_window(BLITZ_RACE_SHARE_KICK);
@@ -284,9 +225,8 @@ void blitz_promote(struct blitz_worker *w)
 }
 
 /*
- * Act on a request at a fork or a loop's chunk boundary: promote, unless
- * the cooldown is on. Returns true when a promotion is due but nothing
- * is latent; only a loop can use that, by splitting. Owner, task context.
+ * Act on a request at a fork or a loop's boundary, unless cooling down.
+ * True when a promotion is due but nothing is latent: a loop splits.
  */
 static bool blitz_share(struct blitz_worker *w, bool loop)
 {
@@ -317,8 +257,7 @@ static bool blitz_share(struct blitz_worker *w, bool loop)
  * __blitz_fork_slow - a fork found a request, or the CPU wanted
  * @forks: the current worker's
  *
- * The fork's voluntary preemption point too: a tree of latent joins calls
- * nothing else that could reschedule.
+ * Also the fork's voluntary preemption point.
  *
  * Context: the owner, in task context, at a fork of blitz_join().
  */
