@@ -82,7 +82,7 @@ enum blitz_cm_state {
 /**
  * struct blitz_worker - one worker kthread and what it owns
  * @forks: the open join frames, which blitz_join() reaches inline through
- *	   blitz_running: first, so that a worker and its forks are one
+ *	   blitz_hint: first, so that a worker and its forks are one
  *	   pointer (blitz_current_worker())
  * @deque: jobs pushed by this worker; others steal from it
  * @pool: the pool the worker belongs to
@@ -304,8 +304,8 @@ bool blitz_has_work(struct blitz_pool *pool);
 void blitz_idle_handoff(struct blitz_pool *pool, u64 c, unsigned int near);
 
 /* worker.c */
-struct blitz_worker *blitz_running_lookup(void);
-void blitz_running_clear(struct blitz_worker *w);
+struct blitz_worker *blitz_hint_lookup(void);
+void blitz_hint_clear(struct blitz_worker *w);
 void blitz_execute(struct blitz_worker *w, struct blitz_job *job);
 int blitz_worker_fn(void *arg);
 
@@ -335,7 +335,7 @@ static inline struct blitz_worker *blitz_hinted_worker(void)
 
 	if (!(current->flags & PF_KTHREAD))
 		return NULL;
-	forks = __blitz_running();
+	forks = __blitz_hinted_forks();
 	/* The forks come first in a worker: NULL stays NULL. */
 	BUILD_BUG_ON(offsetof(struct blitz_worker, forks));
 	return container_of(forks, struct blitz_worker, forks);
@@ -353,7 +353,7 @@ static inline struct blitz_worker *blitz_current_worker(void)
 
 	if (likely(w) || !in_task() || !(current->flags & PF_KTHREAD))
 		return w;
-	return blitz_running_lookup();
+	return blitz_hint_lookup();
 }
 
 static inline void blitz_stat_add(struct blitz_worker *w, enum blitz_stat s,

@@ -229,7 +229,7 @@ static void blitz_sched_in(struct preempt_notifier *pn, int cpu)
 					      notifier);
 	struct blitz_cm_cpu *cm = blitz_cm_cpu(w);
 
-	this_cpu_write(blitz_running, &w->forks);
+	this_cpu_write(blitz_hint, &w->forks);
 	if (w->blocked) {
 		w->blocked = false;
 		trace_blitz_unblock(w->pool->name, w->index);
@@ -496,7 +496,7 @@ static void blitz_spares_reap(struct blitz_pool *pool)
 	}
 	/*
 	 * A task may still be comparing the hint that named the exited
-	 * spare with itself, with preemption off (__blitz_running()), when
+	 * spare with itself, with preemption off (__blitz_hinted_forks()), when
 	 * a new spare takes the slot and its forks.task.
 	 */
 	if (reaped)

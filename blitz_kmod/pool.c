@@ -198,7 +198,7 @@ static void blitz_free_pool(struct blitz_pool *pool)
 		/*
 		 * The worker cleared the hints that named it as it exited,
 		 * but a task may have read one and not yet looked at it, with
-		 * preemption off (__blitz_running()).
+		 * preemption off (__blitz_hinted_forks()).
 		 */
 		kfree_rcu(w, rcu);
 	}

@@ -236,7 +236,7 @@ static __always_inline void __blitz_execute(struct blitz_worker *w,
 	bool submitted = false;
 
 	/* Another worker may have run on our CPU since our last job. */
-	this_cpu_write(blitz_running, &w->forks);
+	this_cpu_write(blitz_hint, &w->forks);
 
 	/*
 	 * From the clear on, the job is its owner's again: it may be
@@ -339,29 +339,29 @@ static void blitz_run_jobs(struct blitz_worker *w)
  * For each CPU, the forks of the worker that last said it runs there:
  * blitz_join() finds its worker inline, and blitz_current_worker() in
  * one load, where asking the kthread costs two calls. A hint: right when
- * the worker it names is current (__blitz_running()). A worker sets it
+ * the worker it names is current (__blitz_hinted_forks()). A worker sets it
  * when it starts, and again whenever it finds it names someone else
- * (blitz_running_lookup()); it clears it, on every CPU, before it exits.
+ * (blitz_hint_lookup()); it clears it, on every CPU, before it exits.
  * Exported for blitz_join()'s fast path, inline in client modules;
  * per-CPU exports have no namespaced form.
  */
-DEFINE_PER_CPU(struct blitz_forks *, blitz_running);
-EXPORT_PER_CPU_SYMBOL_GPL(blitz_running);
+DEFINE_PER_CPU(struct blitz_forks *, blitz_hint);
+EXPORT_PER_CPU_SYMBOL_GPL(blitz_hint);
 
 /**
- * blitz_running_lookup - the current worker, which the hint missed
+ * blitz_hint_lookup - the current worker, which the hint missed
  *
  * Sets the hint to it. Context: task context.
  * Return: the worker, or NULL if current is not one.
  */
-struct blitz_worker *blitz_running_lookup(void)
+struct blitz_worker *blitz_hint_lookup(void)
 {
 	struct blitz_worker *w;
 
 	if (kthread_func(current) != (void *)blitz_worker_fn)
 		return NULL;
 	w = kthread_data(current);
-	this_cpu_write(blitz_running, &w->forks);
+	this_cpu_write(blitz_hint, &w->forks);
 	return w;
 }
 
@@ -370,19 +370,19 @@ struct blitz_worker *blitz_running_lookup(void)
  * after a grace period (blitz_free_pool()). A CPU's hint that names
  * another worker stays.
  */
-void blitz_running_clear(struct blitz_worker *w)
+void blitz_hint_clear(struct blitz_worker *w)
 {
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		cmpxchg(per_cpu_ptr(&blitz_running, cpu), &w->forks, NULL);
+		cmpxchg(per_cpu_ptr(&blitz_hint, cpu), &w->forks, NULL);
 }
 
 int blitz_worker_fn(void *arg)
 {
 	struct blitz_worker *w = arg;
 
-	this_cpu_write(blitz_running, &w->forks);
+	this_cpu_write(blitz_hint, &w->forks);
 	blitz_cm_start(w);
 	/* A spare runs jobs only once put on duty, as often as it is. */
 	while (!w->spare || blitz_spare_wait(w)) {
@@ -391,7 +391,7 @@ int blitz_worker_fn(void *arg)
 			break;
 	}
 	blitz_cm_stop(w);
-	blitz_running_clear(w);
+	blitz_hint_clear(w);
 	/*
 	 * Exit only once kthread_stop() asks: it reads our task's flags, as
 	 * do_exit() writes them (KCSAN reported the pair).

@@ -422,12 +422,12 @@ static void current_outer(void *arg)
 		return;
 	/* Only we set our hint: with the other's there, the fast path misses. */
 	preempt_disable();
-	this_cpu_write(blitz_running, &c->inner->forks);
-	c->missed = !__blitz_running();
+	this_cpu_write(blitz_hint, &c->inner->forks);
+	c->missed = !__blitz_hinted_forks();
 	c->refreshed = blitz_current_worker() == c->self &&
-		       __blitz_running() == &c->self->forks;
+		       __blitz_hinted_forks() == &c->self->forks;
 	preempt_enable();
-	this_cpu_write(blitz_running, &c->inner->forks);
+	this_cpu_write(blitz_hint, &c->inner->forks);
 	blitz_join(current_a, c, current_b, c);
 }
 

@@ -219,7 +219,7 @@ void blitz_sort(void *base, size_t num, size_t size,
 static __always_inline void blitz_join(void (*a)(void *arg), void *a_arg,
 				       void (*b)(void *arg), void *b_arg)
 {
-	struct blitz_forks *forks = __blitz_running();
+	struct blitz_forks *forks = __blitz_hinted_forks();
 
 	if (unlikely(!forks || forks->depth >= BLITZ_LATENT_MAX))
 		__blitz_join_slow(a, a_arg, b, b_arg);

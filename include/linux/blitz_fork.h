@@ -84,7 +84,7 @@ struct blitz_forks {
  * For each CPU, the forks of the worker that last said it runs there, or
  * NULL: a hint, right when its @task is current.
  */
-DECLARE_PER_CPU(struct blitz_forks *, blitz_running);
+DECLARE_PER_CPU(struct blitz_forks *, blitz_hint);
 
 /*
  * The current worker's forks, if the hint names it; NULL in an interrupt,
@@ -94,14 +94,14 @@ DECLARE_PER_CPU(struct blitz_forks *, blitz_running);
  * only after clearing the hints and a grace period, which preemption off
  * holds off while we look.
  */
-static __always_inline struct blitz_forks *__blitz_running(void)
+static __always_inline struct blitz_forks *__blitz_hinted_forks(void)
 {
 	struct blitz_forks *forks;
 
 	if (!in_task())
 		return NULL;
 	preempt_disable();
-	forks = this_cpu_read(blitz_running);
+	forks = this_cpu_read(blitz_hint);
 	if (forks && forks->task != current)
 		forks = NULL;
 	preempt_enable();
