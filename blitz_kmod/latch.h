@@ -1,22 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The core latch: what a worker waits on, and how it falls asleep on it.
- *
- *   UNSET --get_sleepy--> SLEEPY --fall_asleep--> SLEEPING
- *     ^                     |                        |
- *     +------wake_up/kick---+-----wake_up/kick-------+
- *   any state --set--> SET (final)
- *
- * Only the waiting worker moves the latch along the top row; it, or a task
- * that queued work for it (kick), moves it back; any task may set() it.
- * set() reports whether the waiter was SLEEPING: then the setter must wake
- * it, because the waiter has committed to sleep and will not look at the
- * latch again until woken. A waiter that is merely
- * SLEEPY fails its next cmpxchg and stays awake. All transitions are strong
- * cmpxchg (the kernel has no weak one) and fully ordered when they succeed.
- *
- * A latch may be freed the instant it is set (a joiner returns and its
- * stack frame is gone): read anything needed from around it before set().
+ * The core latch (Rayon's CoreLatch): the waiter moves it UNSET -> SLEEPY
+ * -> SLEEPING; wake_up() or a kick() moves it back to UNSET; anyone may
+ * set() it, for good. Strong cmpxchg, fully ordered when it succeeds. A
+ * latch may be freed the instant it is set: read what you need first.
+ * See Documentation/blitz/design.rst, "The core latch".
  */
 #ifndef _BLITZ_LATCH_H
 #define _BLITZ_LATCH_H
@@ -58,12 +46,10 @@ static inline bool blitz_latch_fall_asleep(struct blitz_latch *latch)
 }
 
 /*
- * Make the waiter look again without setting the latch: SLEEPY or SLEEPING
- * -> UNSET. A SLEEPY waiter then fails to fall asleep; for a SLEEPING one
- * it returns true, and the caller must wake it. Fully ordered when it
- * moves the latch; a caller that queued work for the waiter before it
- * makes that store fully ordered too (llist_add() is), so that either the
- * waiter, after getting sleepy, sees the work, or this sees it sleepy.
+ * Make the waiter look again: SLEEPY or SLEEPING -> UNSET; true if it was
+ * SLEEPING, and the caller must wake it. Work queued for the waiter needs a
+ * full barrier before: it pairs with get_sleepy()
+ * (litmus/share-kick-joiner.litmus).
  */
 static inline bool blitz_latch_kick(struct blitz_latch *latch)
 {
@@ -83,10 +69,9 @@ static inline void blitz_latch_wake_up(struct blitz_latch *latch)
 }
 
 /*
- * Set the latch. Fully ordered: everything the setter did before is visible
- * to a waiter that sees SET. Returns true if the waiter was SLEEPING and
- * must now be woken by the caller: the waiter cannot have fallen asleep
- * unseen (litmus/latch-set-fall-asleep.litmus).
+ * Fully ordered: a waiter that sees SET sees what the setter did. True if
+ * the waiter was SLEEPING and the caller must wake it
+ * (litmus/latch-set-fall-asleep.litmus).
  */
 static inline bool blitz_latch_set(struct blitz_latch *latch)
 {
@@ -94,10 +79,7 @@ static inline bool blitz_latch_set(struct blitz_latch *latch)
 	       BLITZ_LATCH_SLEEPING;
 }
 
-/*
- * Acquire: pairs with the full ordering of blitz_latch_set().
- * (litmus/latch-probe-set.litmus)
- */
+/* Pairs with blitz_latch_set() (litmus/latch-probe-set.litmus). */
 static inline bool blitz_latch_probe(struct blitz_latch *latch)
 {
 	return atomic_read_acquire(&latch->state) == BLITZ_LATCH_SET;

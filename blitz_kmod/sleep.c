@@ -1,81 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sleep protocol: when an idle worker may sleep, and whom a job poster
- * wakes. It follows Rayon's (rayon-core/src/sleep), on kernel primitives:
- * the pool's packed counter word (counters.h), a bitmap of the workers a
- * waker can find asleep, and a simple wait queue (swait) per worker.
- *
- * An idle worker goes through rounds: each round looks for work once
- * (worker.c) and, finding none, calls blitz_idle_no_work_found():
- *
- *   rounds 0..31  look again, yielding the CPU if asked, out of the idle
- *                 count (skipped when another task is runnable here)
- *   round 32      announce sleepy: make the JEC even if it was odd and
- *                 remember its value
- *   round 33      look once more
- *   then          sleep, unless the latch was set or the JEC moved
- *
- * Sleeping, on the worker's stop latch (joiners and callers sleep on their
- * own latches, outside the protocol; see the end):
- *
- *   1. latch UNSET -> SLEEPY               (fails if set: back to work)
- *   2. latch SLEEPY -> SLEEPING            (fails if set: back to work)
- *   3. if the JEC moved since round 32, a job was posted that our last
- *      look may have missed: latch -> UNSET, back to round 32;
- *      else cmpxchg sleeping += 1 (retry if the word changed)
- *   4. set our bit in the pool's sleepers bitmap: wakers can find us
- *   5. smp_mb(), then look at every deque and injection queue, with
- *      interrupts on; if one is not empty, do not sleep
- *   6. else wait in TASK_IDLE on our swait queue until a waker says it
- *      woke us, or the latch is set
- *   7. take our bit back if it is still set; if a waker took it, wait
- *      until it says so
- *
- * A poster (blitz_new_jobs()) with nobody in the bitmap has nobody to
- * wake, and returns. Else it makes the JEC odd if it was even and reads
- * the counts from the same atomic operation. If no awake idle worker is
- * left to find its jobs, it wakes sleepers: it finds them in the bitmap
- * without a lock and claims each with test_and_clear_bit(); a claimant
- * subtracts the sleeper from the sleeping count, then sets its woken flag
- * and swake_up_one()s its queue. Whoever clears the bit, a waker or the
- * sleeper itself in step 7, subtracts, so exactly once per count; and the
- * bit is set after the count (litmus/sleeper-bit-claim.litmus). A worker
- * is counted without its bit between steps 3 and 4, awake, before its
- * last look: a poster that sees it counted but not in the bitmap has its
- * job seen by that look (litmus/poster-sleeper-bitmap.litmus); and
- * between a claim of its bit and the claimant's subtraction: it looks
- * again after that (litmus/woken-sleeper-finds.litmus). Pool
- * destruction sets the stop latch and wakes the worker only if it was
- * SLEEPING and in the bitmap; if it was not in the bitmap yet, step 6 sees
- * the latch set (litmus/stop-sleeper-bitmap.litmus).
- *
- * Why nothing is lost. A poster that returns on an empty bitmap queued
- * its job before a sleeper's bit, and so before its last look
- * (litmus/poster-bitmap-empty.litmus). Otherwise: a job posted after a
- * worker announced sleepy makes the JEC differ from the worker's
- * snapshot, so step 3 catches it, or the poster's JEC update came after
- * the worker's cmpxchg in step 3, and then the poster sees the worker in
- * the sleeping count (litmus/jec-sleepy-poster.litmus). When the JEC was
- * already odd the poster only reads the word; then the two full barriers
- * decide: the poster's after the job is queued (smp_mb() in
- * blitz_new_jobs(), or the cmpxchg of llist_add()) and the one in step 5
- * after the sleeper is counted and its bit set. Either the poster sees the
- * sleeper, counted and in the bitmap, or the sleeper's last look, at every
- * deque and injection list, sees the job (litmus/poster-sleeper-*.litmus).
- * A poster that finds a counted sleeper already claimed by someone else
- * leaves its job to that sleeper, which looks again after its claimant's
- * subtraction (litmus/woken-sleeper-finds.litmus). Rayon skips the
- * barrier for jobs pushed on the poster's own deque, reasoning that the
- * owner runs them itself; a kernel job may block waiting for what it
- * submitted, so blitz does not.
- *
- * Wake throttling (the "waking thread" of kprotty's Zig pool, Go's
- * spinning threads): a poster wakes nobody while an awake idle worker is
- * looking for work, and of the workers that stop looking because they
- * found some, only the last one wakes a sleeper, and only if work is left.
- * So a burst of posts wakes one sleeper at a time, each woken once the
- * previous one found work. A batch of injected jobs pushed on a deque is
- * posted as one job, for the same reason.
+ * The sleep protocol: when an idle worker may sleep, and whom a poster
+ * wakes. Rayon's (rayon-core/src/sleep) on kernel primitives: the packed
+ * counter word with its jobs event counter (JEC), the core latch, a
+ * sleepers bitmap and a swait queue per worker; progressive sleep over 33
+ * idle rounds, and wake throttling as in Go's spinning threads. The steps
+ * and the argument: Documentation/blitz/design.rst, "Idle rounds and
+ * sleeping" through "Why no wake-up is lost".
  */
 #include <linux/sched.h>
 #include <linux/sched/stat.h>
@@ -88,11 +19,8 @@
 #define BLITZ_ROUNDS_UNTIL_SLEEPING	(BLITZ_ROUNDS_UNTIL_SLEEPY + 1)
 
 /*
- * Whether any job is queued anywhere in @pool: a sleeper's last look
- * (step 5), also the wake cascade's. It looks at every queue itself, not
- * at the queued bitmap, a hint that lags the first add to a queue; and
- * it marks a queue it finds jobs on, so that takers need not wait for
- * that add's producer (a vCPU its host may hold) to find them.
+ * Whether any job is queued in @pool: the sleeper's last look (step 5).
+ * Not from the queued bitmap, which lags a first add; it marks what it finds.
  */
 bool blitz_has_work(struct blitz_pool *pool)
 {
@@ -111,7 +39,6 @@ bool blitz_has_work(struct blitz_pool *pool)
 	return false;
 }
 
-/* The worker is counted idle, and its notifier knows it (cm.c). */
 static void blitz_idle_enter(struct blitz_worker *w)
 {
 	preempt_disable();
@@ -120,7 +47,6 @@ static void blitz_idle_enter(struct blitz_worker *w)
 	preempt_enable();
 }
 
-/* A worker starts looking for work: it becomes inactive. */
 void blitz_idle_start(struct blitz_worker *w, struct blitz_idle *idle)
 {
 	idle->rounds = 0;
@@ -130,13 +56,12 @@ void blitz_idle_start(struct blitz_worker *w, struct blitz_idle *idle)
 static void blitz_wake_one(struct blitz_pool *pool, unsigned int near);
 
 /**
- * blitz_idle_handoff - an idle worker stopped looking: wake one if needed
+ * blitz_idle_handoff - wake a sleeper if the last idle worker left work
  * @pool: its pool
  * @c: the counter word its fully ordered decrement of the idle count left
  * @near: the worker to wake first
  *
- * If it was the last awake idle worker and jobs are still queued, wake a
- * sleeper for them: see blitz_idle_work_found(). Any context.
+ * Context: any.
  */
 void blitz_idle_handoff(struct blitz_pool *pool, u64 c, unsigned int near)
 {
@@ -145,23 +70,13 @@ void blitz_idle_handoff(struct blitz_pool *pool, u64 c, unsigned int near)
 }
 
 /*
- * A looking worker is active again, with a job or not (its latch was set,
- * or it is about to yield its CPU). If it was the last awake idle worker
- * and jobs are still queued, it wakes a sleeper for them: the wake cascade
- * that spreads a burst of work. That it found a job does not matter: a
- * poster may have counted on it as an awake idle worker and woken nobody,
- * so whatever it leaves behind needs a sleeper woken. While other awake
- * workers are still looking, they carry that duty on: the last one of
- * them to stop looking, or to sleep, sees the job. Returns the counter
- * word as the decrement left it.
+ * A looking worker is active again, with a job or not: the wake cascade
+ * ("The wake cascade and throttling"). A poster may have counted on it and
+ * woken nobody, so the last looker wakes a sleeper for what is left.
+ * Returns the counter word as the decrement left it.
  *
- * The fully ordered decrement in blitz_sub_inactive() and the poster's
- * barrier after its queueing (smp_mb() in blitz_new_jobs(), or the
- * cmpxchg of llist_add() before __blitz_new_jobs()) pair: a poster that
- * saw us, or any idle worker the decrement leaves counted, still looking,
- * and so woke nobody, queued its job before the decrement, and
- * blitz_has_work() sees it (litmus/idle-leave-poster.litmus,
- * litmus/idle-leave-last.litmus).
+ * The fully ordered decrement pairs with the poster's smp_mb() or llist_add()
+ * (litmus/idle-leave-poster.litmus, litmus/idle-leave-last.litmus).
  */
 u64 blitz_idle_work_found(struct blitz_worker *w)
 {
@@ -176,10 +91,8 @@ u64 blitz_idle_work_found(struct blitz_worker *w)
 }
 
 /*
- * An idle worker gives its CPU to another task. Bound to this CPU (unless
- * the CPU is away), it cannot run elsewhere meanwhile: it stops counting
- * as idle first, and wakes a sleeper for any job queued, so that no job
- * waits for us.
+ * Bound to this CPU, a yielding worker cannot look for work: it leaves the
+ * idle count first, so that no poster counts on it.
  */
 static void blitz_idle_yield(struct blitz_worker *w)
 {
@@ -192,11 +105,8 @@ static void blitz_idle_yield(struct blitz_worker *w)
 }
 
 /*
- * Take @i out of the bitmap if it is there: who clears the bit subtracts
- * the worker from the sleeping count, once per time it counted itself.
- * The bit was set after the count, and test_and_clear_bit() is fully
- * ordered when it clears it: the subtraction follows the sleeper's
- * addition (litmus/sleeper-bit-claim.litmus).
+ * Who clears @i's bit subtracts it from the sleeping count. The fully ordered
+ * clear follows the count (litmus/sleeper-bit-claim.litmus).
  */
 static bool blitz_claim_sleeper(struct blitz_pool *pool, unsigned int i)
 {
@@ -210,9 +120,8 @@ static bool blitz_claim_sleeper(struct blitz_pool *pool, unsigned int i)
 static bool blitz_was_woken(struct blitz_worker *w)
 {
 	/*
-	 * Acquire: pairs with smp_store_release() in blitz_wake_worker(),
-	 * after its subtraction: we look again after it
-	 * (litmus/woken-sleeper-finds.litmus).
+	 * Pairs with smp_store_release() in blitz_wake_worker(), after its
+	 * subtraction (litmus/woken-sleeper-finds.litmus).
 	 */
 	return smp_load_acquire(&w->woken);
 }
@@ -236,14 +145,16 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 		return;
 	}
 
+	/*
+	 * The cmpxchg and the poster's JEC update are fully ordered: one of us
+	 * sees the other (litmus/jec-sleepy-poster.litmus).
+	 */
 	do {
 		c = blitz_counters_load(&pool->counters);
 		if (blitz_jec(c) != idle->jec) {
 			/*
-			 * A job was posted since we got sleepy: look again.
-			 * The latch's cmpxchg orders that look after the
-			 * poster's JEC update.
-			 * (litmus/jec-moved-look-again.litmus)
+			 * Posted since sleepy: look again, after the latch's
+			 * cmpxchg (litmus/jec-moved-look-again.litmus).
 			 */
 			idle->rounds = BLITZ_ROUNDS_UNTIL_SLEEPY;
 			blitz_latch_wake_up(latch);
@@ -255,28 +166,18 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 	blitz_race_window(BLITZ_RACE_SLEEP_LOOK);
 
 	/*
-	 * Counted and in the bitmap; now look at every queue once more.
-	 * Pairs with the poster's barrier after its queueing (smp_mb() in
-	 * blitz_new_jobs(), or the cmpxchg of llist_add() before
-	 * __blitz_new_jobs()): either the poster sees our bit or we see its
-	 * job. It also orders the bit before reading the latch in
-	 * blitz_sleep_over(), against the fully ordered blitz_latch_set()
-	 * before the stopper looks for our bit.
+	 * Pairs with the poster's smp_mb() or llist_add() after queueing
 	 * (litmus/poster-sleeper-deque.litmus,
 	 * litmus/poster-sleeper-inject.litmus,
 	 * litmus/poster-sleeper-bitmap.litmus,
-	 * litmus/poster-bitmap-empty.litmus)
+	 * litmus/poster-bitmap-empty.litmus), and with blitz_latch_set()
+	 * before the stopper reads our bit (litmus/stop-sleeper-bitmap.litmus).
 	 */
 	smp_mb__after_atomic();
 	if (!blitz_has_work(pool) && !blitz_sleep_over(w, latch)) {
 		blitz_stat_inc(w, BLITZ_STAT_SLEEPS);
 		trace_blitz_sleep(pool->name, w->index);
-		/*
-		 * TASK_IDLE: no hung-task report, no load average. A spare
-		 * also wakes when another worker of its CPU runs again: it
-		 * counts itself dozing, and that worker's sched_in wakes it
-		 * (cm.c).
-		 */
+		/* A dozing spare is also woken when its worker runs (cm.c). */
 		if (w->spare)
 			blitz_spare_doze(w, true);
 		swait_event_idle_exclusive(w->idle_wait,
@@ -286,11 +187,7 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 			blitz_spare_doze(w, false);
 		blitz_stat_inc(w, BLITZ_STAT_WAKEUPS);
 	}
-	/*
-	 * Woken, work seen, or stopped: take our bit back. If a waker has
-	 * it, that waker subtracts us and says so, if it has not yet: wait
-	 * for that, so that we look again after the subtraction.
-	 */
+	/* Take our bit back, or wait for its claimant's subtraction. */
 	if (!blitz_claim_sleeper(pool, w->index))
 		swait_event_idle_exclusive(w->idle_wait, blitz_was_woken(w));
 	WRITE_ONCE(w->woken, false);
@@ -300,20 +197,13 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 }
 
 /*
- * One idle round found no work. Rounds are cheap, and after 33 of them (a
- * few microseconds) the worker sleeps: it never polls for long. It polls
- * only while its CPU has nothing else to run: Rayon yields between rounds,
- * but a task waiting for this CPU (often the very submitter of the next
- * job) is better served by the worker getting sleepy at once.
+ * One idle round found no work. Polls only while the CPU has nothing else
+ * to run: a waiting task is often the submitter of the next job.
  */
 void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 			      struct blitz_latch *latch)
 {
-	/*
-	 * Latent frames elsewhere may be work: ask for them when we start
-	 * looking and before we announce sleepy, the last ask before we
-	 * sleep. Not every round: the asks are writes to others' lines.
-	 */
+	/* Ask for latent frames; not every round: asks write others' lines. */
 	if (!idle->rounds || idle->rounds == BLITZ_ROUNDS_UNTIL_SLEEPY)
 		blitz_ask_busy(w);
 	if (idle->rounds < BLITZ_ROUNDS_UNTIL_SLEEPY) {
@@ -334,9 +224,8 @@ void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 }
 
 /*
- * Wake @w if it is asleep in the protocol: claim its bit, subtract it from
- * the sleeping count, and tell it so. Returns whether it was asleep. With
- * preemption off: the sleeper may be waiting for the word. Any context.
+ * Wake @w if it is asleep in the protocol; whether it was. Preemption off:
+ * the sleeper may be waiting for ->woken. Any context.
  */
 bool blitz_wake_worker(struct blitz_worker *w)
 {
@@ -346,7 +235,10 @@ bool blitz_wake_worker(struct blitz_worker *w)
 	woke = blitz_claim_sleeper(w->pool, w->index);
 	if (woke) {
 		trace_blitz_wake(w->pool->name, w->index);
-		/* Pairs with smp_load_acquire() in blitz_sleep_over(). */
+		/*
+		 * Pairs with smp_load_acquire() in blitz_was_woken()
+		 * (litmus/woken-sleeper-finds.litmus).
+		 */
 		smp_store_release(&w->woken, true);
 		swake_up_one(&w->idle_wait);
 	}
@@ -378,10 +270,8 @@ static void blitz_wake_one(struct blitz_pool *pool, unsigned int near)
 }
 
 /*
- * __blitz_new_jobs() found a sleeper in the bitmap (blitz.h): wake one if
- * no awake idle worker is there to find the job, @near first, for
- * locality: from outside the pool, @near is the worker the submitting CPU
- * injects into. Any context.
+ * __blitz_new_jobs() found a sleeper: wake one, @near first, if no awake
+ * idle worker will find the job. Any context.
  */
 void blitz_wake_for_job(struct blitz_pool *pool, unsigned int near)
 {
@@ -392,18 +282,13 @@ void blitz_wake_for_job(struct blitz_pool *pool, unsigned int near)
 	if (!blitz_sleeping(c))
 		return;
 	idle = blitz_awake_idle(c);
-	/*
-	 * A submitter that keeps going woke the worker of its own CPU for
-	 * its first job: the next one needs a worker that can run now.
-	 */
+	/* Our CPU's worker, woken for a job, cannot run before we stop. */
 	near %= blitz_nr_slots(pool);
 	if (idle && blitz_woken_behind_us(pool->workers[near]))
 		idle--;
 	if (!idle)
 		blitz_wake_one(pool, near);
 }
-
-/* === Waiting on a latch, outside the protocol === */
 
 /**
  * blitz_latch_sleep - sleep until a latch is set, or there is work
@@ -413,13 +298,9 @@ void blitz_wake_for_job(struct blitz_pool *pool, unsigned int near)
  * @arg: its argument
  * @state: the task state to sleep in
  *
- * For a joiner waiting for a stolen b and a caller waiting for a call: they
- * are busy, not idle, and run only what is theirs, so the sleep protocol
- * does not count them and no poster of a job relies on them; a spare
- * takes their CPU (cm.c). Only the latch's setter wakes them
- * (blitz_latch_set() returned true), or whoever made @ready true (and
- * then kicked the latch, or woke the task). May return early: callers
- * look again and call it again.
+ * For joiners and callers: busy, not idle, so outside the sleep protocol.
+ * Woken by the latch's setter or by whoever made @ready true and kicked the
+ * latch. May return early: callers look again and call it again.
  */
 void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 		       bool (*ready)(void *arg), void *arg, unsigned int state)
@@ -427,11 +308,8 @@ void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 	if (!blitz_latch_get_sleepy(latch))
 		return;
 	/*
-	 * set_current_state() before the fall: a setter that sees SLEEPING
-	 * wakes us, and its wake-up then finds this state (or already
-	 * RUNNING) and cannot be lost. The fully ordered get_sleepy() above
-	 * pairs with the full barrier before a kick: either we see the work
-	 * that the kicker made ready, or the kick sees us sleepy
+	 * The state before the fall: a setter that sees SLEEPING wakes us.
+	 * get_sleepy() pairs with the full barrier before a kick
 	 * (litmus/share-kick-joiner.litmus).
 	 */
 	set_current_state(state);

@@ -1,19 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The posting half of the sleep protocol (sleep.c): after queueing a
- * job, wake a sleeper if one is needed to find it. Rayon's
- * Sleep::new_jobs(). Inline: it is on every submit's path.
+ * The posting half of the sleep protocol (sleep.c), Rayon's
+ * Sleep::new_jobs(); inline, on every submit's path. See
+ * Documentation/blitz/design.rst, "Posting jobs: the wake decision".
  */
 #ifndef _BLITZ_SLEEP_H
 #define _BLITZ_SLEEP_H
 
 #include "blitz.h"
 
-/*
- * The first worker in [@from, @to) in the sleepers bitmap, or @to. A bit
- * it misses was set after the caller's barrier, by a sleeper whose last
- * look comes after that.
- */
+/* The first worker in [@from, @to) in the sleepers bitmap, or @to. */
 static inline unsigned int blitz_next_sleeper(struct blitz_pool *pool,
 					      unsigned int from,
 					      unsigned int to)
@@ -23,25 +19,13 @@ static inline unsigned int blitz_next_sleeper(struct blitz_pool *pool,
 
 /*
  * A job was queued on worker @near's deque or injection list, with a full
- * barrier after: wake a sleeper if one is needed to find it (see
- * blitz_wake_for_job()). Any context.
- *
- * The barrier orders the queueing before our reads of the bitmap and the
- * counters. It pairs with smp_mb__after_atomic() in blitz_sleep(), step 5,
- * and with the fully ordered decrement in blitz_idle_work_found().
- * (litmus/poster-sleeper-*.litmus, litmus/idle-leave-*.litmus)
- *
- * Nobody in the bitmap, nobody to wake: a worker that counted itself, or
- * is only sleepy, sets its bit before its last look, which sees our job
- * (litmus/poster-bitmap-empty.litmus). The bitmap changes only when a
- * worker sleeps or is woken; the counter word, whenever one starts or
- * stops looking for work: a stream of posts to busy workers reads only
- * the bitmap.
- *
- * Someone in the bitmap, but two awake idle workers or more, and no
- * sleepy JEC to bump: blitz_wake_for_job() would read the same and wake
- * nobody. That is the steady state of posts while some worker sleeps and
- * others, woken, wait for their CPUs; it stays here, without a call.
+ * barrier after: wake a sleeper if one is needed to find it. Any context.
+ * The barrier pairs with smp_mb__after_atomic() in blitz_sleep() and the
+ * fully ordered decrement in blitz_idle_work_found()
+ * (litmus/poster-sleeper-*.litmus, litmus/idle-leave-*.litmus).
+ * An empty bitmap needs no wake: a sleeper sets its bit before its last
+ * look (litmus/poster-bitmap-empty.litmus). The bitmap comes first: unlike
+ * the counter word, it stays put while workers start and stop looking.
  */
 static inline void __blitz_new_jobs(struct blitz_pool *pool,
 				    unsigned int near)
@@ -61,16 +45,14 @@ static inline void __blitz_new_jobs(struct blitz_pool *pool,
 /* As __blitz_new_jobs(), after a queueing that was not fully ordered. */
 static inline void blitz_new_jobs(struct blitz_pool *pool, unsigned int near)
 {
-	/* The barrier __blitz_new_jobs() needs: see there. */
+	/* Pairs as described at __blitz_new_jobs(). */
 	smp_mb();
 	__blitz_new_jobs(pool, near);
 }
 
 /*
- * Whether worker @w was woken but cannot run before we stop: it is homed
- * on our CPU, where a task runs (we, or the task we interrupted), and has
- * not taken its wake-up yet. It counts as an awake idle worker, but it
- * will not look for work until then. Any context.
+ * Whether @w, counted awake and idle, was woken on our CPU and cannot look
+ * for work until the task here (we, or the one we interrupted) stops.
  */
 static inline bool blitz_woken_behind_us(struct blitz_worker *w)
 {
