@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * blitz_call(): run a function in a pool and wait for it, as a job of
- * that pool. Documentation/blitz/design.rst, "Calls into a pool".
+ * blitz_call(): run a function on a worker of a pool and sleep until it
+ * returns, as Rayon's ThreadPool::install() blocks a thread outside the pool.
+ * Documentation/blitz/design.rst, "Calls".
  */
 #include <linux/sched/task.h>
 
@@ -16,15 +17,11 @@ struct blitz_call_frame {
 	struct task_struct *task;
 };
 
-/* The call's function, on a worker of the called pool. */
 static void blitz_call_func(struct blitz_job *job)
 {
 	struct blitz_call_frame *f = container_of(job, struct blitz_call_frame,
 						  job);
-	/*
-	 * The caller may return and exit once the latch is set, and it need
-	 * not be a worker whose pool we hold: keep its task until woken.
-	 */
+	/* The caller may exit once its latch is set: pin it for the wake-up. */
 	struct task_struct *task = get_task_struct(f->task);
 
 	f->fn(f->arg);
@@ -39,13 +36,12 @@ static void blitz_call_func(struct blitz_job *job)
  * @fn: the function
  * @arg: its argument
  *
- * blitz_join() and blitz_parallel_for() called by @fn use @pool. Called
- * from a worker of @pool, @fn simply runs inline. Otherwise @fn runs as
- * a job of @pool, and the caller sleeps until it returns; a worker of
- * another pool that calls runs nothing meanwhile, and a spare worker of
- * its pool takes its CPU, so calls across pools, and calls back into the
- * caller's pool, do not deadlock (within the spare bound:
- * Documentation/blitz/api.rst).
+ * blitz_join() and blitz_parallel_for() called by @fn use @pool. From a
+ * worker of @pool, @fn runs inline. Otherwise it runs as a job of @pool and
+ * the caller sleeps until it returns; a calling worker of another pool runs
+ * nothing meanwhile and a spare of its pool takes its CPU, so calls across
+ * pools, and back into the caller's pool, do not deadlock (within the spare
+ * bound: Documentation/blitz/api.rst).
  *
  * Context: process context or a blitz job; sleeps until @fn returns.
  * Return: 0 once @fn has returned; -EINVAL for a NULL @fn; -ESHUTDOWN

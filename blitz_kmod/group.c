@@ -1,28 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Job groups: blitz_group_submit(), blitz_group_wait() and
- * blitz_group_cancel().
- *
- * A group counts its jobs: blitz_group_submit() adds one once the job is
- * its caller's to queue (pool.c, __blitz_submit()), and the worker that
- * ran or skipped it takes it away, after the function returned
- * (blitz_group_done()). A job of the group submits more before it
- * returns, so the count cannot reach zero while any is left. The waiter
- * sleeps on the count's address with wait_var_event(); the last worker
- * wakes it with wake_up_var(), which takes the address as a key and does
- * not touch the group: the waiter may return, and the group go, the
- * moment the count reaches zero.
- *
- * A waiter that is a worker of the group's pool first runs, itself, the
- * jobs of the group on its own deque, and on its injection list when the
- * deque overflowed: the ones it submitted, and those submitted by them.
- * So a job can wait for jobs it submitted, even in a pool of one worker.
- * It runs nothing else (the join-wait rule): other jobs it finds above
- * them go to its injection list, and join frames of its own are held
- * aside and pushed back, in order, when it is done.
- *
- * Cancelling sets a bit that the worker checks before it calls a job's
- * function: jobs not yet started are skipped, but still counted out.
+ * Job groups, as Rayon's scope or TBB's task_group: a count of pending jobs
+ * that blitz_group_wait() sleeps on, after running the group's jobs on its
+ * own worker (the join-wait rule). Documentation/blitz/design.rst, "Groups".
  */
 #include <linux/lockdep.h>
 #include <linux/wait_bit.h>
@@ -32,31 +12,19 @@
 #include "sleep.h"
 
 #ifdef CONFIG_LOCKDEP
-/* The lock class of the groups that BLITZ_GROUP_INIT() initialises. */
 struct blitz_group_class blitz_group_static_class = {
 	.name = "BLITZ_GROUP_INIT",
 };
 EXPORT_SYMBOL_NS_GPL(blitz_group_static_class, BLITZ_NS);
 #endif
 
-/*
- * Lockdep sees a job of a group run as a recursive read of the group's
- * map, and a wait for the group as a write, as for flush_work(): a wait
- * under a lock that a job of the group takes is reported. Groups nest: a
- * job of one group may wait for another, of the same class when the code
- * recurses (one call site of blitz_group_init()). That is no deadlock,
- * the waiter runs the jobs it submitted, so each level of group jobs on
- * a worker's stack is a subclass of its own, as nested inode locks are.
- * A job that waits for its own group waits for itself: that is checked
- * on the group's map itself, whatever the level.
- */
+/* A lockdep subclass per level of group jobs on @w: groups of a class nest. */
 static inline unsigned int blitz_group_subclass(struct blitz_worker *w)
 {
 	return w ? min_t(unsigned int, w->groups,
 			 MAX_LOCKDEP_SUBCLASSES - 1) : 0;
 }
 
-/* @w, the current worker, starts a job of @group. */
 void blitz_group_job_start(struct blitz_worker *w, struct blitz_group *group)
 {
 	lock_acquire_shared_recursive(&group->lockdep_map,
@@ -98,12 +66,8 @@ EXPORT_SYMBOL_NS_GPL(__blitz_group_init, BLITZ_NS);
  * @group: the group
  * @job: the job
  *
- * As blitz_submit() on the group's pool; blitz_group_wait() then waits for
- * the job too. A job of the group may submit more jobs into it. From a
- * worker of the pool, in task context, the job goes on that worker's own
- * deque even when the worker runs on another CPU than its own (a full
- * deque overflows to the worker's own injection list), where the worker's
- * blitz_group_wait() finds it.
+ * As blitz_submit() on the group's pool (from a worker of the pool, on that
+ * worker's own queues); blitz_group_wait() waits for it too.
  *
  * Context: any, as blitz_submit(). Never sleeps, never allocates.
  * Return: 0 when queued; -EINVAL for a NULL @group, @job or function;
@@ -124,28 +88,21 @@ EXPORT_SYMBOL_NS_GPL(blitz_group_submit, BLITZ_NS);
  * blitz_group_cancel - call off a group's jobs that have not started
  * @group: the group
  *
- * Jobs of @group not yet started are skipped: their function is never
- * called, but they still leave the queues and count as done for
- * blitz_group_wait(). Jobs already running finish. blitz_group_submit()
- * fails with -ECANCELED until blitz_group_wait() has returned.
+ * Jobs not yet started are skipped but count as done; running ones finish.
+ * blitz_group_submit() fails until blitz_group_wait() returns.
  *
  * Context: any.
  */
 void blitz_group_cancel(struct blitz_group *group)
 {
-	/* Pairs with test_bit() in blitz_execute(): no barrier needed. */
+	/* Pairs with __blitz_execute(); no mb: litmus/group-cancel.litmus */
 	set_bit(BLITZ_GROUP_CANCELLED, &group->flags);
 }
 EXPORT_SYMBOL_NS_GPL(blitz_group_cancel, BLITZ_NS);
 
-/**
- * blitz_group_done - a job of @group ran or was skipped
- * @group: the group
- *
- * The last access to @group: once the count is zero, the waiter may
- * return and the group be gone. The decrement is fully ordered, so the
- * waiter sees what the job wrote; wake_up_var() needs no more
- * (include/linux/wait_bit.h).
+/*
+ * Our last access to @group. The fully ordered decrement, as wake_up_var()
+ * needs, pairs with the waiter's acquire (litmus/group-cancel.litmus).
  */
 void blitz_group_done(struct blitz_group *group)
 {
@@ -153,19 +110,14 @@ void blitz_group_done(struct blitz_group *group)
 		wake_up_var(&group->pending);
 }
 
-/* Join frames taken off the deque while helping, oldest first. */
 struct blitz_held {
 	struct llist_node *first;
 };
 
 /*
- * Run the jobs of @group on @w's deque, newest first, with the jobs they
- * submit; move other jobs to the injection list, and hold our own join
- * frames aside, to be pushed back once the deque is empty: a frame
- * promoted after a job of the group was submitted sits above it. Frames
- * pushed back are posted again: while we held them, nobody could see
- * them, and a worker that their promotion's post counted on may have
- * gone to sleep, or the joiner of the b we run stopped looking at us.
+ * Run @group's jobs on @w's deque and requeue others. Our join frames are held
+ * aside, then pushed back oldest first and posted again: meanwhile, sleepers
+ * and the joiner of the b we run could not see them.
  */
 static void blitz_group_help(struct blitz_worker *w, struct blitz_group *group)
 {
@@ -175,14 +127,10 @@ static void blitz_group_help(struct blitz_worker *w, struct blitz_group *group)
 	struct blitz_job *job;
 	bool frame;
 
-	/*
-	 * Our latent frames stay latent while frames are held: a promotion
-	 * would push a newer frame below an older one.
-	 */
+	/* A promotion now would push a newer frame below a held, older one. */
 	published = blitz_segment_open(w);
 	while ((job = blitz_deque_pop_slot(&w->deque, &frame))) {
 		if (frame) {
-			/* Newest first: the oldest ends up at the head. */
 			job->node.next = held.first;
 			held.first = &job->node;
 		} else if (job->group == group) {
@@ -208,16 +156,9 @@ static bool blitz_group_match(struct llist_node *node, void *group)
 }
 
 /*
- * Run the jobs of @group that @w can reach without running another: on
- * its deque, and, if the deque overflowed, on its injection list. Until
- * neither has any, since those jobs submit more.
- *
- * Filtering the queue moves it out and puts the other jobs back. Between
- * the two, a worker's last look before sleeping sees none (inject.h),
- * and we will not run those jobs: post them again. The post's smp_mb()
- * orders the backlog after the move before the sleepers bitmap; it pairs
- * with the sleeper's barrier before its last look
- * (litmus/inject-filter-post.litmus).
+ * Run @group's jobs on @w's queues until none is left. The jobs the filter put
+ * back were hidden from a sleeper's last look: the post's smp_mb() pairs with
+ * the sleeper's before it (litmus/inject-filter-post.litmus).
  */
 static void blitz_group_run_own(struct blitz_worker *w,
 				struct blitz_group *group)
@@ -241,25 +182,16 @@ static void blitz_group_run_own(struct blitz_worker *w,
  * blitz_group_wait - wait until every job of a group has run or was skipped
  * @group: the group
  *
- * Returns once every job submitted to @group, also by its jobs, has run
- * (its function returned) or was skipped by blitz_group_cancel(). Each job
- * is then its owner's again, and may be freed; the group may be used
- * again, cancelled or not. Jobs submitted while this waits are waited
- * for if they are submitted before the last one ends.
- *
- * From a job of the group's pool, the caller first runs the jobs of
- * @group queued on its own worker (its deque, and its injection list
- * when the deque overflowed), those it submitted among them, so that it
- * can wait for jobs it submitted even in a pool of one worker; it runs
- * no other job. It then sleeps while other workers run
- * the rest: in a pool of one worker, it can wait only for jobs it, or
- * the jobs it runs, submitted. A job of the group must not wait for the
- * group: it would wait for itself. Lockdep reports that, and a wait under
- * a lock that a job of the group takes, as for flush_work().
+ * Returns once every job submitted to @group (by its jobs too, before the
+ * last one ends) has run or was skipped; the jobs are then their owners' (to
+ * free), the group reusable. On a worker of the group's pool, the caller
+ * first runs the group's jobs queued on its own worker, and no other job: in
+ * a pool of one worker, it can wait only for jobs it, or the jobs it runs,
+ * submitted. A job of the group must not wait for it; lockdep reports that,
+ * and a wait under a lock that a job of the group takes, as for flush_work().
  *
  * Context: process context or a blitz job; sleeps.
- * Return: 0; -ECANCELED if the group was cancelled (its cancellation
- * ends here).
+ * Return: 0, or -ECANCELED if the group was cancelled (which ends here).
  */
 int blitz_group_wait(struct blitz_group *group)
 {
@@ -273,7 +205,7 @@ int blitz_group_wait(struct blitz_group *group)
 	lock_map_release(&group->lockdep_map);
 	if (w && w->pool == pool)
 		blitz_group_run_own(w, group);
-	/* Acquire: what the jobs wrote before their fully ordered done. */
+	/* Pairs with blitz_group_done() (litmus/group-cancel.litmus). */
 	wait_var_event(&group->pending,
 		       !atomic_long_read_acquire(&group->pending));
 	return test_and_clear_bit(BLITZ_GROUP_CANCELLED, &group->flags) ?

@@ -1,35 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The injection queue: jobs submitted from outside a pool. Each worker has
- * one, fed by the CPUs mapped to that worker; any worker may drain it.
- *
- * Producers (blitz_submit(), any context but NMI) push on a lock-free
- * llist: one cmpxchg, O(1). Takers (workers, in task context) take the
- * oldest jobs, a batch of at most a given size, under a raw spinlock that
- * producers never touch. The llist hands its jobs over newest first; a
- * taker that finds the backlog empty moves the whole llist out, reverses
- * it outside the lock, takes its batch and puts the rest back as the
- * backlog. One taker at a time moves jobs out (&blitz_inject.moving):
- * the others find nothing meanwhile, and what is put back is older than
- * anything queued after it. Each job is reversed once and cut once: O(1)
- * per job, whatever the backlog, and the lock is held for a walk of one
- * batch at most, never for a reversal: a long queue makes no long
- * non-preemptible section on PREEMPT_RT. Jobs leave in the order they
- * came (FIFO per submitting CPU), and none is overtaken. While a taker
- * holds jobs that it puts back, a lockless look (blitz_inject_empty())
- * misses them: it says so, and its caller posts them again.
- *
- * Each queue has a bit in a bitmap of its owner's choice (the pool's
- * queued bitmap), so that a taker finds the queues holding jobs without
- * looking at every queue: the producer whose add found the list empty
- * sets it, and so does a taker that puts jobs back; a taker clears it,
- * under the lock, when its take leaves the queue empty, then looks at the
- * list once more and sets it again if a job came meanwhile. A queue that
- * is not empty thus has its bit set, except while its first producer is
- * between its add and setting the bit (litmus/inject-queued-hint.litmus).
- * The bit is a hint: an empty queue may have it set, until a taker finds
- * it empty and clears it, and whoever must not miss a job looks at the
- * queue itself (blitz_inject_empty()).
+ * The injection queue, Rayon's injector: jobs submitted from outside a pool,
+ * one queue per worker. Producers llist_add() lock-free, in any context but
+ * NMI. Takers cut batches of the oldest jobs off a backlog under a raw
+ * spinlock; one at a time (&blitz_inject.moving) moves the list there,
+ * reversed outside the lock: FIFO, O(1) per job, no long lock hold. A bit per
+ * queue in the pool's queued bitmap hints which queues hold jobs
+ * (litmus/inject-queued-hint.litmus). Documentation/blitz/design.rst,
+ * "Injection lists".
  */
 #ifndef _BLITZ_INJECT_H
 #define _BLITZ_INJECT_H
@@ -66,9 +44,8 @@ static inline void blitz_inject_init(struct blitz_inject *q)
 
 /*
  * Queue @node; returns whether the list was empty. Fully ordered (the
- * cmpxchg): whoever takes the node sees what was written before. Any
- * context but NMI. llist_add(), inline: it is on the path of every
- * injected job.
+ * cmpxchg): the taker sees what was written before. Any context but NMI.
+ * llist_add(), inline: every injected job comes through here.
  */
 static inline bool blitz_inject_add(struct blitz_inject *q,
 				    struct llist_node *node)
@@ -82,12 +59,10 @@ static inline bool blitz_inject_add(struct blitz_inject *q,
 }
 
 /*
- * The add that found @q's list empty (blitz_inject_add() returned true)
- * sets @q's bit, @bit in @queued. After the fully ordered add: a taker
- * that clears the bit, and then finds the list empty, does so before we
- * look at the bit, and we set it (litmus/inject-queued-hint.litmus).
- * Looked at first, so that a burst does not write the bitmap's line while
- * the bit is set. Any context but NMI.
+ * Set @bit in @queued after an add that found the list empty. The fully
+ * ordered add pairs with the taker's smp_mb__after_atomic() between its clear
+ * and its look at the list (litmus/inject-queued-hint.litmus). Tested first
+ * so that a burst does not write the bitmap's line. Any context but NMI.
  */
 static inline void blitz_inject_mark(unsigned long *queued, unsigned int bit)
 {
@@ -96,10 +71,8 @@ static inline void blitz_inject_mark(unsigned long *queued, unsigned int bit)
 }
 
 /*
- * Whether @q looks empty. A lockless look; a job a taker moved out and
- * puts back is missed meanwhile, but only by others than that taker,
- * which then runs it, pushes it where it can be stolen, or posts it again
- * (blitz_inject_take(), blitz_inject_take_if()).
+ * Whether @q looks empty, locklessly. Jobs a taker has out are missed, but
+ * that taker runs them, pushes them where they can be stolen, or posts them.
  */
 static inline bool blitz_inject_empty(struct blitz_inject *q)
 {
@@ -115,11 +88,9 @@ static inline struct llist_node *blitz_inject_last(struct llist_node *list)
 }
 
 /*
- * The jobs we moved out are back: @list (or NULL), the oldest of them,
- * becomes the backlog, which nobody filled meanwhile (@q's moving), and
- * @q's bit, @bit in @queued, is marked under the lock: a taker that found
- * the queue empty and cleared the bit came before, and we set it again,
- * or comes after, and sees the jobs.
+ * Put the jobs we moved out back as the backlog, which nobody filled meanwhile
+ * (@q->moving), and mark @bit under the lock: a taker that clears it comes
+ * before, and we set it again, or after, and sees the jobs.
  */
 static inline void blitz_inject_put_back(struct blitz_inject *q,
 					 struct llist_node *list,
@@ -155,12 +126,11 @@ static inline struct llist_node *blitz_inject_cut(struct llist_node *list,
 }
 
 /*
- * Take the oldest jobs of @q, at most @max (at least 1): they come
- * oldest first, NULL-terminated, and *@nr says how many. NULL (and 0)
- * when @q is empty. If this leaves @q empty, clear its bit, @bit in
- * @queued (see blitz_inject_mark()). *@back says whether jobs were moved
- * out and put back, unseen meanwhile by lockless looks: then the caller
- * posts them again. Task context.
+ * Take the oldest jobs of @q, at most @max (at least 1), oldest first,
+ * NULL-terminated, and *@nr says how many (NULL and 0 when @q is empty).
+ * Clears @bit in @queued if @q is left empty. *@back: jobs were moved out and
+ * put back, unseen meanwhile by lockless looks, so the caller posts them again.
+ * Task context.
  */
 static inline struct llist_node *blitz_inject_take(struct blitz_inject *q,
 						   unsigned int max,
@@ -174,10 +144,8 @@ static inline struct llist_node *blitz_inject_take(struct blitz_inject *q,
 	*nr = 0;
 	*back = false;
 	/*
-	 * The lock hands on to us what the taker that put jobs back saw of
-	 * them: its fully ordered llist_del_all() read the producers'
-	 * fully ordered llist_add(), and it wrote the backlog under the
-	 * lock. (litmus/inject-backlog-handoff.litmus)
+	 * Hands on what the taker that put the backlog back saw of its jobs;
+	 * pairs with its unlock (litmus/inject-backlog-handoff.litmus).
 	 */
 	raw_spin_lock(&q->lock);
 	first = q->backlog;
@@ -189,17 +157,14 @@ static inline struct llist_node *blitz_inject_take(struct blitz_inject *q,
 		q->moving = !!first;
 	}
 	/*
-	 * Left empty: only under the lock, where the backlog cannot fill
-	 * behind us. Jobs we put back have the bit set again.
+	 * Clear only under the lock, where the backlog cannot fill behind us;
+	 * jobs we put back mark the bit again.
 	 */
 	if (!rest && llist_empty(&q->list) && test_bit(bit, queued)) {
 		clear_bit(bit, queued);
 		/*
-		 * Orders the clear before our look at the list; pairs with
-		 * the fully ordered blitz_inject_add() before a producer's
-		 * look at the bit: either it sees the bit clear and sets it,
-		 * or we see its job and set it again
-		 * (litmus/inject-queued-hint.litmus).
+		 * Pairs with the producer's fully ordered add before its
+		 * mark (litmus/inject-queued-hint.litmus).
 		 */
 		smp_mb__after_atomic();
 		if (!llist_empty(&q->list))
@@ -217,12 +182,10 @@ static inline struct llist_node *blitz_inject_take(struct blitz_inject *q,
 }
 
 /*
- * Take the oldest jobs of @q that @match, at most @max, oldest first,
- * NULL-terminated; the others stay, in order, all on the backlog, and
- * @q's bit, @bit in @queued, set. The whole queue is moved out, walked
- * and put back outside the lock: for rare paths (a waiter looking for its
- * group's jobs), whose caller posts the jobs put back. While another
- * taker has jobs out, it finds none. Task context.
+ * Take the oldest jobs of @q that @match, at most @max, oldest first; the
+ * others stay, in order, as the backlog. The whole queue is walked outside
+ * the lock: for rare paths (a group waiter), whose caller posts the jobs put
+ * back. Finds none while another taker has jobs out. Task context.
  */
 static inline struct llist_node *
 blitz_inject_take_if(struct blitz_inject *q,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * blitz_parallel_reduce(): a parallel loop that folds its ranges into
- * accumulators, combined left to right (loop.c has the loop).
+ * blitz_parallel_reduce(): loop.c's lazy binary splitting loop with
+ * accumulators, combined left to right, as Rayon's fold and reduce.
+ * Documentation/blitz/design.rst, "Reduce and sort".
  */
 #include "blitz.h"
 
@@ -51,19 +52,14 @@ static void blitz_reduce_combine(struct blitz_loop *loop, void *acc,
  * @size: the size of an accumulator, 1 to BLITZ_REDUCE_MAX (128) bytes
  * @init: sets up an accumulator (@result first) as the empty fold
  * @fn: folds [lo, hi) into the accumulator acc
- * @combine: folds @right, the accumulator of the ranges just to the right
- *	     of @acc's, into @acc
+ * @combine: folds @right, the fold of the ranges just after @acc's, into @acc
  * @arg: passed to @init, @fn and @combine
  *
- * Runs as blitz_parallel_for(): ranges of at most @grain, in order on one
- * worker until another asks for work, when the upper half of what is left
- * is given away, with an accumulator of its own that @init sets up. Every
- * index is folded once, and accumulators are combined left to right, so an
- * associative operation gives what a sequential fold of [@start, @end)
- * into @result would, also when it is not commutative (a concatenation, a
- * product of matrices). Accumulators other than @result live on the
- * workers' stacks, aligned as u64; @fn and @combine may run at once on
- * different accumulators.
+ * Runs as blitz_parallel_for(); a range given away gets an accumulator of its
+ * own, set up by @init, on a worker's stack (u64-aligned). Accumulators are
+ * combined left to right, so an associative operation gives the sequential
+ * fold of [@start, @end) into @result, commutative or not. @fn and @combine
+ * may run at once on different accumulators.
  *
  * Context: process context or a blitz job; may sleep.
  * Return: 0; -EINVAL for @start > @end, a NULL @result, @init, @fn or
