@@ -3,6 +3,7 @@
 #   make               build the modules against KDIR
 #   make demo          boot a guest, run the example client, show debugfs
 #   make check         install what is missing and run every test
+#   make check-quick   the quick tier: 6.12 generic only, no torture
 #   make bench         benchmarks against workqueues at 1, 2 and 4 vCPUs
 #   make deps          only install what is missing
 #   make install       install blitz.ko (modules_install), and its headers
@@ -41,7 +42,10 @@ demo:
 check:
 	tools/check
 
+check-quick:
+	tools/check --quick
+
 bench:
 	tools/bench
 
-.PHONY: all clean deps install demo check bench
+.PHONY: all clean deps install demo check check-quick bench
