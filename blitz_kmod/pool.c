@@ -328,13 +328,11 @@ EXPORT_SYMBOL_NS_GPL(blitz_pool_create, BLITZ_NS);
 
 /*
  * A job's reference on its pool comes from a per-CPU stock of credits,
- * taken BLITZ_CREDITS at a time. One reference per submit, in an RCU
- * read section of the submit's own (percpu_ref's calls have one too),
- * cost an outside job a tenth of its time under emulation: two calls
- * under PREEMPT_RCU. Taken with preemption off, and only by a submitter
- * that saw no shutdown: destroy gives the stock back after a grace
- * period (blitz_return_credits()), and only then kills the reference, so
- * a refill cannot fail. An interrupt may take and refill between our
+ * taken BLITZ_CREDITS at a time, not a percpu_ref call per submit (an
+ * RCU read section and, under PREEMPT_RCU, two calls each). Taken with
+ * preemption off, and only by a submitter that saw no shutdown: destroy
+ * gives the stock back after a grace period (blitz_return_credits()),
+ * and only then kills the reference, so a refill cannot fail. An interrupt may take and refill between our
  * decrement and its undo: the count is never above the credits there,
  * only below, by decrements that found none and are not yet undone, and
  * one that leaves it non-negative took a credit.
@@ -514,10 +512,9 @@ void blitz_requeue(struct blitz_worker *w, struct blitz_job *job)
 /*
  * blitz_submit(), and blitz_group_submit() with @group: once the job is
  * ours (PENDING), it is counted in @group before it is queued. Inlined
- * into each: a call on every submit costs under emulation. So does
- * asking the kthread whether we are a worker: the hint is enough to
- * choose between our deque and injection, and a worker it misses
- * injects, like any other task; but for a group's job, see below.
+ * into each, and without asking the kthread whether we are a worker:
+ * the hint chooses between our deque and injection, and a worker it
+ * misses injects, like any other task; but for a group's job, see below.
  */
 static __always_inline int __blitz_submit(struct blitz_pool *pool,
 					  struct blitz_job *job,

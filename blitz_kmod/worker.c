@@ -142,10 +142,7 @@ static struct blitz_job *blitz_find_other_work(struct blitz_worker *w)
 	return job ?: blitz_take_injected(w);
 }
 
-/*
- * Our own deque first, inline: in a run of jobs most come from there, and
- * under emulation a call per job costs a no-op job 3-5%.
- */
+/* Our own deque first, inline: in a run of jobs most come from there. */
 static __always_inline struct blitz_job *blitz_find_work(struct blitz_worker *w)
 {
 	struct blitz_job *job = blitz_deque_pop(&w->deque);
