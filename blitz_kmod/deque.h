@@ -24,10 +24,10 @@
  * array would have to allocate in push(), which runs under blitz_submit()
  * from any context, and would need a way to retire old arrays that thieves
  * may still read. Instead push() reports a full ring and the caller
- * overflows: a submitted job goes to the pool's injection list, a join runs
- * its second half inline. Fork-join needs one slot per nesting level, so
- * a full ring means thieves are far behind, and running inline is then
- * the right thing to do anyway.
+ * overflows: a submitted job goes to the worker's own injection list, a
+ * promotion leaves its frame latent. Fork-join needs one slot per nesting
+ * level, so a full ring means thieves are far behind, and running inline
+ * is then the right thing to do anyway.
  */
 #ifndef _BLITZ_DEQUE_H
 #define _BLITZ_DEQUE_H
@@ -59,7 +59,7 @@
  * struct blitz_deque - a Chase-Lev deque
  * @top: next index to steal; advanced by thieves and by the owner's last pop
  * @bottom: next index to push; written only by the owner, or, while it
- *	    is switched out, by its CPU's share timer on its behalf
+ *	    is switched out, by its preempt notifier on its behalf
  * @slots: the ring; a slot is valid for top <= index < bottom
  *
  * @top and @bottom live on cache lines of their own: the owner writes

@@ -332,10 +332,11 @@ EXPORT_SYMBOL_NS_GPL(blitz_pool_create, BLITZ_NS);
  * RCU read section and, under PREEMPT_RCU, two calls each). Taken with
  * preemption off, and only by a submitter that saw no shutdown: destroy
  * gives the stock back after a grace period (blitz_return_credits()),
- * and only then kills the reference, so a refill cannot fail. An interrupt may take and refill between our
- * decrement and its undo: the count is never above the credits there,
- * only below, by decrements that found none and are not yet undone, and
- * one that leaves it non-negative took a credit.
+ * and only then kills the reference, so a refill cannot fail. An
+ * interrupt may take and refill between our decrement and its undo: the
+ * count is never above the credits there, only below, by decrements that
+ * found none and are not yet undone, and one that leaves it non-negative
+ * took a credit.
  */
 #define BLITZ_CREDITS	64
 
@@ -421,8 +422,9 @@ EXPORT_SYMBOL_NS_GPL(blitz_pool_destroy, BLITZ_NS);
  * we see no shutdown. A job of the pool holds a reference while it runs,
  * so what it submits is accepted even while the pool drains. @w is the
  * worker of @pool that the hint names, or NULL: a worker the hint missed
- * (another worker ran on its CPU during its job) is looked up only when
- * the pool refuses, and then goes on as itself.
+ * (without preempt notifiers, another worker ran on its CPU during its
+ * job) is looked up only when the pool refuses, and then goes on as
+ * itself.
  */
 static __always_inline bool blitz_submit_get(struct blitz_pool *pool,
 					     struct blitz_worker **w)
@@ -532,10 +534,10 @@ static __always_inline int __blitz_submit(struct blitz_pool *pool,
 	 * A job of a group, from a worker of its pool, must go on that
 	 * worker's own queues, where its blitz_group_wait() runs it: ask the
 	 * kthread if the hint misses (the worker moved to another CPU while
-	 * its own was offline, or another worker ran on this CPU since).
-	 * Injected on this CPU's list, it could wait there for a free worker
-	 * while every worker waits for a group (found by blitztorture with
-	 * CPU hotplug).
+	 * its own was offline, or, without preempt notifiers, another worker
+	 * ran on this CPU since). Injected on this CPU's list, it could wait
+	 * there for a free worker while every worker waits for a group
+	 * (found by blitztorture with CPU hotplug).
 	 */
 	w = group ? blitz_current_worker() : blitz_hinted_worker();
 	if (w && w->pool != pool)
@@ -589,9 +591,10 @@ unlock:
  * @job: the job, initialised with BLITZ_JOB_INIT() or blitz_job_init()
  *
  * From a worker of @pool, in task context, the job goes on that worker's
- * own deque, or, when that is full, on its own injection list. When
- * another worker ran on its CPU during the current job, a job of no group
- * is injected as from anywhere else: on the list of the worker this CPU
+ * own deque, or, when that is full, on its own injection list. When the
+ * per-CPU hint misses it (on a kernel without preempt notifiers, another
+ * worker ran on its CPU during the current job), a job of no group is
+ * injected as from anywhere else: on the list of the worker this CPU
  * injects into, and a sleeping worker is woken if no awake one is idle.
  * The job runs once; from the moment its function starts it may be
  * submitted again or freed.

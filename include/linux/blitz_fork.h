@@ -70,7 +70,8 @@ struct blitz_join_frame {
  *	   worker's share timer, read at every fork
  *
  * The first member of a worker. @depth, @published and @latent are the
- * worker's own, and, while it is switched out, its notifier's (blitz_kmod/promote.c).
+ * worker's own, and, while it is switched out, its notifier's
+ * (blitz_kmod/promote.c).
  */
 struct blitz_forks {
 	unsigned int depth;
