@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest selftest (TAP): blitz through its exported API, from a client
+# Guest selftest (KTAP): blitz through its exported API, from a client
 # module (blitz_selftest.ko), then what an administrator sees: debugfs
 # format, idle workers asleep and using no CPU, CPU hotplug under load.
 # Runs under busybox sh inside the guest.
@@ -34,15 +34,15 @@ worker_ticks() {
 	echo $t
 }
 
-echo "TAP version 13"
-echo "1..9"
+ktap_print_header
+ktap_set_plan 9
 
 insmod /modules/blitz.ko
-ok $? "insmod blitz.ko"
+ktap_status $? "insmod blitz.ko"
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 
 run_selftest
-ok $? "client module: errors, busy/shutdown, load, jobs from jobs, irq, destroy under load, fib, stolen join, parallel_for, group, jobs that sleep, reduce, sort"
+ktap_status $? "client module: errors, busy/shutdown, load, jobs from jobs, irq, destroy under load, fib, stolen join, parallel_for, group, jobs that sleep, reduce, sort"
 
 # debugfs: header, one row per worker and per spare's slot (the sleeping
 # jobs above made spares), total row; state line.
@@ -61,20 +61,20 @@ cat $DBG/stats $DBG/state | sed 's/^/# /'
 [ $h = 0 ] && [ $s = 0 ] && [ "$workers" = "$ncpu" ] && [ "$rows" = "$workers" ] &&
 	[ "$total" = "$sum" ] && [ "$total" -gt 0 ] && [ "$spares" -gt 0 ] &&
 	[ "$(state_field spares)" -le "$spares" ] && [ "$blocks" -gt 0 ]
-ok $? "debugfs stats and state format, total row sums the workers, spares and blocks counted"
+ktap_status $? "debugfs stats and state format, total row sums the workers, spares and blocks counted"
 
 # Idle: every worker asleep within 1 s of the last job.
 wait_asleep 10
 s=$?
 echo "# asleep after ${waited}00 ms: $(cat $DBG/state)"
-ok $s "all workers asleep within 1 s"
+ktap_status $s "all workers asleep within 1 s"
 
 t0=$(worker_ticks)
 sleep 5
 t1=$(worker_ticks)
 echo "# worker CPU while idle for 5 s: $((t1 - t0)) ticks"
 [ $((t1 - t0)) -le 1 ]
-ok $? "idle workers use no CPU"
+ktap_status $? "idle workers use no CPU"
 
 # CPU hotplug under load: CPUs 1.. go offline and online while jobs run.
 if [ -e /sys/devices/system/cpu/cpu1/online ]; then
@@ -90,7 +90,7 @@ if [ -e /sys/devices/system/cpu/cpu1/online ]; then
 	run_selftest tests=load,from_jobs load_jobs=300000
 	r=$?
 	wait $hp
-	ok $r "jobs all run once while CPUs go offline and online"
+	ktap_status $r "jobs all run once while CPUs go offline and online"
 
 	# Each worker, spares too, is back on its own CPU (debugfs's).
 	bad=0
@@ -105,16 +105,16 @@ if [ -e /sys/devices/system/cpu/cpu1/online ]; then
 		[ -n "$got" ] || continue
 		[ "$got" = "$want" ] || { echo "# $comm allowed on $got"; bad=1; }
 	done
-	ok $bad "workers rebound to their CPUs after hotplug"
+	ktap_status $bad "workers rebound to their CPUs after hotplug"
 else
-	ok 1 "CPU hotplug: no cpu1 online control"
-	ok 1 "CPU hotplug: skipped"
+	ktap_test_fail "CPU hotplug: no cpu1 online control"
+	ktap_test_fail "CPU hotplug: skipped"
 fi
 
 run_selftest tests=load load_jobs=100000
-ok $? "load after hotplug"
+ktap_status $? "load after hotplug"
 
 rmmod blitz
-ok $? "rmmod blitz drains and unloads"
+ktap_status $? "rmmod blitz drains and unloads"
 
-tap_end
+ktap_finished

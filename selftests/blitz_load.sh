@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest selftest (TAP): blitz.ko loads and unloads, once and then 100 times
+# Guest selftest (KTAP): blitz.ko loads and unloads, once and then 100 times
 # in a row (SPEC.md, reliability). Runs under busybox sh inside the guest;
 # the module is /modules/blitz.ko (override with BLITZ_KO).
 
@@ -10,17 +10,14 @@ ROUNDS=100
 # shellcheck source=selftests/lib.sh
 . /selftests/lib.sh
 
-echo "TAP version 13"
-echo "1..5"
+ktap_print_header
+ktap_set_plan 5
 
-insmod "$KO"
-ok $? "insmod $KO"
-test -d /sys/module/blitz
-ok $? "/sys/module/blitz exists after load"
-rmmod blitz
-ok $? "rmmod blitz"
-test ! -e /sys/module/blitz
-ok $? "/sys/module/blitz is gone after unload"
+ktap_test_result "insmod $KO" insmod "$KO"
+ktap_test_result "/sys/module/blitz exists after load" test -d /sys/module/blitz
+ktap_test_result "rmmod blitz" rmmod blitz
+ktap_test_result "/sys/module/blitz is gone after unload" \
+	test ! -e /sys/module/blitz
 
 i=0
 bad=0
@@ -33,6 +30,6 @@ while [ $i -lt $ROUNDS ]; do
 	fi
 	i=$((i + 1))
 done
-ok $bad "load/unload $ROUNDS times"
+ktap_status $bad "load/unload $ROUNDS times"
 
-tap_end
+ktap_finished

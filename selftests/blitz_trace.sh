@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest selftest (TAP): what an observer sees. blitz's tracepoints,
+# Guest selftest (KTAP): what an observer sees. blitz's tracepoints,
 # enabled through tracefs while the client module runs jobs, joins and
 # calls: every event fires, with sane fields. Then tools/blitz-top, one
 # interval, under load. Runs under busybox sh inside the guest.
@@ -10,16 +10,16 @@ T=/sys/kernel/tracing
 # shellcheck source=selftests/lib.sh
 . /selftests/lib.sh
 
-echo "TAP version 13"
-echo "1..20"
+ktap_print_header
+ktap_set_plan 20
 
 insmod /modules/blitz.ko
-ok $? "insmod blitz.ko"
+ktap_status $? "insmod blitz.ko"
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 
 [ -d $T/events ] || mount -t tracefs nodev $T
 [ -d $T/events/blitz ]
-ok $? "tracefs has events/blitz"
+ktap_status $? "tracefs has events/blitz"
 
 echo 0 > $T/tracing_on
 # Per CPU, room for every event of the run below (about 165000 over 4
@@ -29,7 +29,7 @@ echo 8192 > $T/buffer_size_kb
 echo > $T/trace
 # Every worker asleep first, so that the client's first submit wakes one.
 wait_asleep 50
-ok $? "every worker asleep before the run"
+ktap_status $? "every worker asleep before the run"
 echo 1 > $T/events/blitz/enable
 echo 1 > $T/tracing_on
 # Injected and local submits, joins with stolen halves, a join whose a
@@ -37,7 +37,7 @@ echo 1 > $T/tracing_on
 # worker does; then idle, so workers sleep.
 insmod /modules/blitz_selftest.ko \
 	tests=load,from_jobs,fib,join_stolen,group,sleep_blocked load_jobs=20000
-ok $? "client module runs with every event on"
+ktap_status $? "client module runs with every event on"
 # Until every worker sleeps (blitz_sleep), 5 s at most.
 wait_asleep 50
 echo 0 > $T/tracing_on
@@ -50,7 +50,7 @@ grep -c ': blitz_' /tmp/trace | sed 's/^/# events: /'
 grep -m 1 '^# entries-in-buffer' /tmp/trace
 kept=$(grep -m 1 '^# entries-in-buffer' /tmp/trace | awk '{ print $3 }')
 [ -n "$kept" ] && [ "${kept%/*}" = "${kept#*/}" ]
-ok $? "the trace buffer kept every event"
+ktap_status $? "the trace buffer kept every event"
 
 # Each event's lines in a file of its own, in one pass: under TCG a grep
 # of the whole trace takes seconds.
@@ -72,36 +72,36 @@ event() {
 
 w='worker=[0-9]+'
 event blitz_submit 'pool=default job=[0-9a-fx]+ func=[a-z_]+.* (local|injected)$'
-ok $? "blitz_submit: pool, job, func, local or injected"
+ktap_status $? "blitz_submit: pool, job, func, local or injected"
 grep -q ' local$' /tmp/events/blitz_submit &&
 	grep -q ' injected$' /tmp/events/blitz_submit
-ok $? "blitz_submit: both local and injected submits"
+ktap_status $? "blitz_submit: both local and injected submits"
 event blitz_execute_start "pool=default $w job=[0-9a-fx]+ func=[a-z_]+"
-ok $? "blitz_execute_start: pool, worker, job, func"
+ktap_status $? "blitz_execute_start: pool, worker, job, func"
 event blitz_execute_end "pool=default $w job=[0-9a-fx]+ func=[a-z_]+"
-ok $? "blitz_execute_end: pool, worker, job, func"
+ktap_status $? "blitz_execute_end: pool, worker, job, func"
 event blitz_steal "pool=default thief=[0-9]+ victim=[0-9]+ job=[0-9a-fx]+$"
-ok $? "blitz_steal: pool, thief, victim, job"
+ktap_status $? "blitz_steal: pool, thief, victim, job"
 event blitz_sleep "pool=default $w\$"
-ok $? "blitz_sleep: pool, worker"
+ktap_status $? "blitz_sleep: pool, worker"
 event blitz_wake "pool=default $w\$"
-ok $? "blitz_wake: pool, worker"
+ktap_status $? "blitz_wake: pool, worker"
 event blitz_join_promote "pool=default $w b=[a-z_]+"
-ok $? "blitz_join_promote: pool, worker, b"
+ktap_status $? "blitz_join_promote: pool, worker, b"
 event blitz_join_stolen "pool=default $w b=[a-z_]+"
-ok $? "blitz_join_stolen: pool, worker, b"
+ktap_status $? "blitz_join_stolen: pool, worker, b"
 event blitz_block "pool=default $w\$"
-ok $? "blitz_block: pool, worker"
+ktap_status $? "blitz_block: pool, worker"
 event blitz_unblock "pool=default $w\$"
-ok $? "blitz_unblock: pool, worker"
+ktap_status $? "blitz_unblock: pool, worker"
 event blitz_spare_start "pool=default $w cpu=[0-9]+\$"
-ok $? "blitz_spare_start: pool, worker, cpu"
+ktap_status $? "blitz_spare_start: pool, worker, cpu"
 # Worker indices within the pool: its workers, then its spares' slots.
 slots=$(grep -c '^[0-9]' /sys/kernel/debug/blitz/default/stats)
 big=$(grep -Eo "(worker|thief|victim)=[0-9]+" /tmp/trace | cut -d= -f2 |
 	awk -v n="$slots" '$1 >= n' | wc -l)
 [ "$big" = 0 ]
-ok $? "every worker index below $slots"
+ktap_status $? "every worker index below $slots"
 
 # blitz-top over one second of the torture's load, which runs 4 s: the
 # default pool's workers, a total, the state, and jobs executed.
@@ -116,9 +116,9 @@ rows=$(grep -c '^[0-9][0-9]* ' /tmp/top)
 exec=$(awk '$1 == "total" { print $3 }' /tmp/top)
 [ "$rows" = "$ncpu" ] && [ "${exec:-0}" -gt 0 ] &&
 	grep -q '^  workers=[0-9]* sleeping=' /tmp/top
-ok $? "blitz-top -1: $rows workers, $exec jobs/s executed, the state"
+ktap_status $? "blitz-top -1: $rows workers, $exec jobs/s executed, the state"
 
 rmmod blitz
-ok $? "rmmod blitz"
+ktap_status $? "rmmod blitz"
 
-tap_end
+ktap_finished

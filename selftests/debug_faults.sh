@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest test (TAP), for the debug kernel: fault injection into
+# Guest test (KTAP), for the debug kernel: fault injection into
 # blitz_pool_create() and into the making of a spare. failslab is armed
 # for sleeping allocations, quietly; blitz_faults.ko then fails the n-th
 # fault point of the creating task and of kthreadd, n = 1, 2, ..., and
@@ -17,25 +17,25 @@ fs_set() {
 	echo "$2" > "$FS/$1"
 }
 
-echo "TAP version 13"
-echo "1..4"
+ktap_print_header
+ktap_set_plan 4
 
 # fail-nth alone picks the failures: probability 0 injects nothing else.
 fs_set ignore-gfp-wait N && fs_set verbose 0 && fs_set probability 0
-ok $? "failslab armed for GFP_KERNEL, quiet"
+ktap_status $? "failslab armed for GFP_KERNEL, quiet"
 
 insmod /modules/blitz.ko
-ok $? "insmod blitz.ko"
+ktap_status $? "insmod blitz.ko"
 
 seen=$(dmesg | wc -l)
 insmod /modules/blitz_faults.ko
 rc=$?
 dmesg | tail -n +$((seen + 1)) | grep 'blitz_faults:' | sed 's/^\[[^]]*\] /# /'
-ok $rc "every injected fault gives its documented result"
+ktap_status $rc "every injected fault gives its documented result"
 [ $rc = 0 ] && rmmod blitz_faults
 
 fs_set ignore-gfp-wait Y
 rmmod blitz
-ok $? "rmmod blitz"
+ktap_status $? "rmmod blitz"
 
-tap_end
+ktap_finished

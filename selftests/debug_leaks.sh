@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest test (TAP), for the debug kernel: 100 cycles of loading blitz.ko,
+# Guest test (KTAP), for the debug kernel: 100 cycles of loading blitz.ko,
 # running client tests (pools created with bad and good arguments; every
 # 10th cycle also fork-join and parallel_for) and unloading both, then a
 # kmemleak scan that must find nothing. The scan also covers what ran
@@ -16,8 +16,8 @@ scan() {
 	echo scan > $KML
 }
 
-echo "TAP version 13"
-echo "1..3"
+ktap_print_header
+ktap_set_plan 3
 
 i=0
 bad=0
@@ -35,17 +35,17 @@ while [ $i -lt $CYCLES ]; do
 	i=$((i + 1))
 done
 echo "# $i cycles in $(($(date +%s) - start)) s"
-ok $bad "$CYCLES cycles of load, client tests, unload"
+ktap_status $bad "$CYCLES cycles of load, client tests, unload"
 
 # kmemleak reports only objects older than 5 s; two scans, as its
 # documentation advises, so that a pointer in transit is not a leak.
 sleep 6
 scan && scan
-ok $? "kmemleak scan"
+ktap_status $? "kmemleak scan"
 leaks=$(grep -c '^unreferenced object' $KML)
 echo "# kmemleak: $leaks unreferenced objects"
 head -n 60 $KML | sed 's/^/# /'
 [ "$leaks" = 0 ]
-ok $? "kmemleak: nothing leaked"
+ktap_status $? "kmemleak: nothing leaked"
 
-tap_end
+ktap_finished

@@ -2,20 +2,18 @@
 # shellcheck shell=sh
 #
 # Sourced by the guest scripts (selftests/run copies it to /selftests/):
-# TAP results. "ok STATUS DESCRIPTION" prints one result line, ok when
-# STATUS is 0, and counts it; tap_end prints the counts and returns
-# non-zero if any result failed.
+# kselftest's KTAP helpers, which selftests/run copies from the kernel
+# tree, and what blitz's scripts need besides.
 
-n=0
-failed=0
+# shellcheck source=/dev/null
+. /selftests/kselftest/ktap_helpers.sh
 
-ok() {
-	n=$((n + 1))
+# ktap_status STATUS DESCRIPTION: one result, a pass when STATUS is 0.
+ktap_status() {
 	if [ "$1" = 0 ]; then
-		echo "ok $n - $2"
+		ktap_test_pass "$2"
 	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
+		ktap_test_fail "$2"
 	fi
 }
 
@@ -35,9 +33,4 @@ wait_asleep() {
 		waited=$((waited + 1))
 	done
 	[ "$(state_field sleeping)" = "$(state_field workers)" ]
-}
-
-tap_end() {
-	echo "# $((n - failed)) passed, $failed failed"
-	[ $failed = 0 ]
 }

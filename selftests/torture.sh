@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# Guest torture run (TAP): blitz.ko with its race windows on and parked
+# Guest torture run (KTAP): blitz.ko with its race windows on and parked
 # spares exiting after 50 ms (so that spares are reaped, and their slots
 # taken by spares of other CPUs, throughout), then blitz_torture.ko for
 # BLITZ_TORTURE_SECS seconds (default 60), with the promotion cooldown
@@ -12,11 +12,11 @@ SECS=${BLITZ_TORTURE_SECS:-60}
 # shellcheck source=selftests/lib.sh
 . /selftests/lib.sh
 
-echo "TAP version 13"
-echo "1..4"
+ktap_print_header
+ktap_set_plan 4
 
 insmod /modules/blitz.ko race_windows=1 spare_idle_ms=50
-ok $? "insmod blitz.ko race_windows=1 spare_idle_ms=50"
+ktap_status $? "insmod blitz.ko race_windows=1 spare_idle_ms=50"
 seen=$(dmesg | wc -l)
 # The promotion cooldown changes every second: no cooldown promotes at
 # every request, the others go through the share timer.
@@ -37,24 +37,23 @@ summary=$(dmesg | tail -n +$((seen + 1)) | grep 'blitz_torture: summary:')
 dmesg | tail -n +$((seen + 1)) | grep 'blitz_torture: anomaly' | head -n 20 |
 	sed 's/^/# /'
 echo "# $summary"
-ok $rc "blitz_torture.ko duration=$SECS"
+ktap_status $rc "blitz_torture.ko duration=$SECS"
 case $summary in
 *' anomalies=0 '*PASS) pass=0 ;;
 *) pass=1 ;;
 esac
-ok $pass "summary: no anomaly"
+ktap_status $pass "summary: no anomaly"
 if [ $pass != 0 ]; then
 	# Every task's stack into the kernel log, for the post-mortem; a
 	# stuck torture stays loaded, and so does blitz.
 	echo 1 > /proc/sys/kernel/sysrq
 	dmesg -n 8
 	echo t > /proc/sysrq-trigger
-	ok 1 "rmmod blitz"
-	tap_end
-	exit 1
+	ktap_test_fail "rmmod blitz"
+	ktap_finished
 fi
 rmmod blitz_torture
 rmmod blitz
-ok $? "rmmod blitz"
+ktap_status $? "rmmod blitz"
 
-tap_end
+ktap_finished
