@@ -3,7 +3,8 @@
  * End-to-end tests of blitz through its exported API, as a client module
  * uses it. Loading the module runs the tests selected by the "tests"
  * parameter (default: all), prints one TAP line each to the kernel log,
- * and fails the load with -EINVAL if any test failed.
+ * and fails the load with -EINVAL if any test failed (kselftest_module.h,
+ * from the kernel tree's tools/testing/selftests/).
  *
  * Every job is counted: each test checks that the jobs accepted by
  * blitz_submit() equal the jobs that ran, each exactly once.
@@ -26,6 +27,7 @@
 #include <linux/vmalloc.h>
 #include <linux/wait_bit.h>
 
+#include "kselftest_module.h"
 #include "../fib.h"
 
 static char *tests = "all";
@@ -1240,32 +1242,37 @@ static bool selected(const char *name)
 	return false;
 }
 
-static int __init blitz_selftest_init(void)
+/*
+ * kselftest_module.h's loaders run selftest() at load, count through its
+ * globals, report with kstm_report() and fail the load if any test failed.
+ */
+KSTM_MODULE_GLOBALS();
+
+static void __init selftest(void)
 {
-	int i, n = 0, failed = 0, ret;
+	int i, ret;
 
 	for (i = 0; i < ARRAY_SIZE(blitz_tests); i++) {
 		if (!selected(blitz_tests[i].name))
 			continue;
 		ret = blitz_tests[i].fn();
-		n++;
+		total_tests++;
 		if (ret) {
-			failed++;
-			pr_err("not ok %d - %s (%d)\n", n, blitz_tests[i].name, ret);
+			failed_tests++;
+			pr_err("not ok %u - %s (%d)\n", total_tests,
+			       blitz_tests[i].name, ret);
 		} else {
-			pr_info("ok %d - %s\n", n, blitz_tests[i].name);
+			pr_info("ok %u - %s\n", total_tests, blitz_tests[i].name);
 		}
 	}
-	pr_info("%d passed, %d failed\n", n - failed, failed);
-	return failed || !n ? -EINVAL : 0;
+	if (!total_tests) {
+		total_tests++;
+		failed_tests++;
+		pr_err("not ok 1 - tests=%s selects no test\n", tests);
+	}
 }
 
-static void __exit blitz_selftest_exit(void)
-{
-}
-
-module_init(blitz_selftest_init);
-module_exit(blitz_selftest_exit);
+KSTM_MODULE_LOADERS(blitz_selftest);
 
 MODULE_DESCRIPTION("blitz end-to-end tests through the exported API");
 MODULE_LICENSE("GPL");
