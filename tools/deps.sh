@@ -26,7 +26,7 @@ log() { echo "deps: $*" >&2; }
 
 host_pkgs=(build-essential gcc-12 bc bison flex libelf-dev libssl-dev pahole
 	   kmod cpio xz-utils python3 qemu-system-x86 busybox-static sparse
-	   linux-source-6.12 gnuplot-nox dkms)
+	   linux-source-6.12 gnuplot-nox dkms time)
 
 updated=0
 apt_update() {
