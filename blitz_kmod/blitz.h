@@ -1,25 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * blitz: what the executor's files share.
- *
- *   deque.h     Chase-Lev deque, one per worker
- *   inject.h    the injection queue, one per worker
- *   counters.h  the packed sleep counter word, one per pool
- *   latch.h     the core latch a worker waits on
- *   sleep.c     the sleep protocol: idle rounds, sleeping, waking
- *   worker.c    the worker kthread: finding and running jobs
- *   pool.c      pools, blitz_submit(), CPU hotplug
- *   cm.c        concurrency management: blocked workers, spare workers
- *   promote.c   latent join frames, and their promotion to the deque
- *   join.c      the join's slow path: a stolen b, leapfrogging, waiting
- *   loop.c      blitz_parallel_for(), the loop blitz_parallel_reduce() runs
- *   call.c      blitz_call(): a call into a pool
- *   group.c     job groups: submit, wait, cancel
- *   reduce.c    blitz_parallel_reduce()
- *   sort.c      blitz_sort()
- *   debugfs.c   the stats and state files
- *   race.c      race-window injection, for the torture runs
- *   main.c      module init and exit, the default pool
+ * blitz: what the executor's files share: the pool and worker types, and
+ * each file's prototypes under its name. Which file does what:
+ * Documentation/blitz/design.rst, "Layout".
  */
 #ifndef _BLITZ_H
 #define _BLITZ_H

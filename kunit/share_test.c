@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit suite for latent join frames and their promotion (share.c): which
+ * KUnit suite for latent join frames and their promotion (promote.c): which
  * frame a request promotes, what happens to it then, who asks, and that an
  * idle pool arms no timer.
  *
