@@ -5,8 +5,8 @@
 # spares exiting after 50 ms (so that spares are reaped, and their slots
 # taken by spares of other CPUs, throughout), then blitz_torture.ko for
 # BLITZ_TORTURE_SECS seconds (default 60), with the promotion cooldown
-# cycled meanwhile; the torture's summary line must say PASS. Runs under busybox sh in the guest; tools/check's torture stage
-# runs it through selftests/run.
+# cycled meanwhile; the torture's summary line must say PASS. Runs under
+# busybox sh in the guest, after the selftests (selftests/run --tests).
 
 SECS=${BLITZ_TORTURE_SECS:-60}
 # shellcheck source=selftests/lib.sh
