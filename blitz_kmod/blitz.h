@@ -10,6 +10,7 @@
 #include <linux/bitmap.h>
 #include <linux/blitz.h>
 #include <linux/cache.h>
+#include <linux/cpumask.h>
 #include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/kthread.h>
@@ -188,6 +189,10 @@ struct blitz_cm_cpu {
  * @credits: per CPU, references on @live taken ahead for submissions
  *	     (pool.c, blitz_take_credit())
  * @name: unique; the debugfs directory
+ * @cpumask: the CPUs the workers are homed on, and run on while their
+ *	     own is offline (pool.c, CPU hotplug)
+ * @nice: the workers' nice value
+ * @flags: BLITZ_POOL_* flags
  * @node: on the list of all pools
  * @debugfs: the pool's debugfs directory
  * @cpu_worker: for each CPU, the worker whose injection list it uses
@@ -215,6 +220,9 @@ struct blitz_pool {
 	bool shutdown;
 	long __percpu *credits;
 	const char *name;
+	cpumask_var_t cpumask;
+	int nice;
+	unsigned int flags;
 	struct list_head node;
 	struct dentry *debugfs;
 	unsigned int *cpu_worker;

@@ -152,7 +152,7 @@ void blitz_cm_worker_init(struct blitz_worker *w)
  * preempted. A worker preempted between set_current_state() and
  * schedule() counts as blocked until it runs again: a spare runs
  * meanwhile. A wait for a PREEMPT_RT spinlock is not counted, as the
- * workqueue does not count it.
+ * workqueue does not count it, nor is a freeze: its pool is frozen.
  */
 static void blitz_sched_out(struct preempt_notifier *pn,
 			    struct task_struct *next)
@@ -162,7 +162,7 @@ static void blitz_sched_out(struct preempt_notifier *pn,
 	unsigned int state = READ_ONCE(current->__state);
 	enum blitz_cm_state cm = READ_ONCE(w->cm);
 	bool block = state != TASK_RUNNING && state != TASK_RTLOCK_WAIT &&
-		     cm == BLITZ_CM_RUNNING;
+		     !(state & TASK_FROZEN) && cm == BLITZ_CM_RUNNING;
 	unsigned long defer = 0;
 	u64 c;
 
@@ -363,7 +363,8 @@ bool blitz_spare_wait(struct blitz_worker *w)
 		 * Orders our state before the look at on_duty; pairs with the
 		 * wake-up after the waker's store of it (blitz_spare_wake()).
 		 */
-		set_current_state(TASK_IDLE);
+		/* Frozen here with its pool, thawed to look again. */
+		set_current_state(TASK_IDLE | TASK_FREEZABLE);
 		if (READ_ONCE(w->on_duty) || blitz_latch_probe(&w->stop))
 			break;
 		left = schedule_timeout(left);

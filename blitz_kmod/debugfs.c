@@ -92,6 +92,18 @@ static int state_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(state);
 
+/* What the pool was made with; the housekeeping CPUs for no cpumask. */
+static int attrs_show(struct seq_file *m, void *v)
+{
+	struct blitz_pool *pool = m->private;
+
+	seq_printf(m, "cpumask=%*pbl nice=%d flags=%s\n",
+		   cpumask_pr_args(pool->cpumask), pool->nice,
+		   pool->flags & BLITZ_POOL_FREEZABLE ? "freezable" : "none");
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(attrs);
+
 /*
  * The pool's directory: its name is the pool's, so failing to create it is
  * failing to create the pool. Without debugfs (not built, or disabled at
@@ -109,6 +121,7 @@ int blitz_debugfs_add_pool(struct blitz_pool *pool)
 	pool->debugfs = dir;
 	debugfs_create_file("stats", 0444, dir, pool, &stats_fops);
 	debugfs_create_file("state", 0444, dir, pool, &state_fops);
+	debugfs_create_file("attrs", 0444, dir, pool, &attrs_fops);
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
+#include <linux/sched/isolation.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -144,6 +145,8 @@ int blitz_worker_create(struct blitz_worker *w)
 	/* Not kthread_create_on_cpu(): hotplug moves us, it does not park. */
 	kthread_bind(task, w->cpu);
 	blitz_set_slice(task);
+	/* After the slice: sched_setattr() sets the nice value too. */
+	set_user_nice(task, w->pool->nice);
 	/* kthread_stop() after the worker has returned needs the task. */
 	w->task = get_task_struct(task);
 	w->forks.task = task;
@@ -157,6 +160,7 @@ static void blitz_free_bits(struct blitz_pool *pool)
 	bitmap_free(pool->queued);
 	bitmap_free(pool->sleepers);
 	kfree(pool->cpu_worker);
+	free_cpumask_var(pool->cpumask);
 	kfree(pool->name);
 	kfree(pool);
 }
@@ -217,45 +221,85 @@ static void blitz_map_cpus(struct blitz_pool *pool)
 		pool->cpu_worker[pool->workers[i]->cpu] = i;
 }
 
+/*
+ * The CPUs of a pool made without a cpumask: those the workqueue runs
+ * unbound work on, narrowed as workqueue_init_early() narrows them, each
+ * housekeeping set only where it leaves a CPU.
+ */
+static void blitz_housekeeping(struct cpumask *mask)
+{
+	static const enum hk_type types[] = { HK_TYPE_WQ, HK_TYPE_DOMAIN };
+	unsigned int i;
+
+	cpumask_copy(mask, cpu_possible_mask);
+	for (i = 0; i < ARRAY_SIZE(types); i++)
+		if (cpumask_intersects(mask, housekeeping_cpumask(types[i])))
+			cpumask_and(mask, mask, housekeeping_cpumask(types[i]));
+}
+
 /**
- * blitz_pool_create - create a pool of workers
+ * blitz_pool_create_attrs - create a pool of workers, with attributes
  * @name: unique name; also the pool's directory under debugfs blitz/
- * @nr_workers: number of workers, 0 for one per online CPU
+ * @attrs: the workers: how many, their nice value, their CPUs, and flags
  *
- * Worker i runs on the i-th online CPU, wrapping around when there are
- * more workers than online CPUs. While every worker of a CPU is blocked
- * in a job, a spare worker runs there: the pool makes up to max_spares
- * (a module parameter, read now) as they are needed.
+ * Worker i is homed on the i-th online CPU of @attrs->cpumask (of the
+ * housekeeping CPUs when it is NULL), wrapping around when there are
+ * more workers than such CPUs, and runs there. While its home CPU is
+ * offline it runs on the online CPUs of the mask, or anywhere when none
+ * is, as an unbound workqueue's workers do. While every worker of a CPU
+ * is blocked in a job, a spare worker runs there: the pool makes up to
+ * max_spares (a module parameter, read now) as they are needed, at the
+ * same nice value.
+ *
+ * With %BLITZ_POOL_FREEZABLE, the workers freeze with the system freezer:
+ * idle ones at once, busy ones when their job returns. No job of the pool
+ * starts while they are frozen; jobs submitted meanwhile, from any
+ * context, run after the thaw.
  *
  * Context: process context; sleeps.
- * Return: the pool; ERR_PTR(-EINVAL) for a NULL or empty name, a name
- * longer than 63 characters or with characters other than letters, digits,
- * '.', '_' and '-', the names "." and "..", or more workers than possible
- * CPUs; ERR_PTR(-EEXIST) for a name already in use; ERR_PTR(-ENOMEM);
- * the error kthread creation gave for a worker (copy_process() gives
- * -EAGAIN for some allocation failures; -EINTR if the caller was killed
- * meanwhile); or the error debugfs gave for the pool's directory. A
- * failed create leaves nothing behind: the name is free again.
+ * Return: the pool; ERR_PTR(-EINVAL) for NULL @attrs, a nice value outside
+ * -20..19, a cpumask with no online CPU, an unknown flag, a NULL or empty
+ * name, a name longer than 63 characters or with characters other than
+ * letters, digits, '.', '_' and '-', the names "." and "..", or more
+ * workers than possible CPUs; ERR_PTR(-EEXIST) for a name already in use;
+ * ERR_PTR(-ENOMEM); the error kthread creation gave for a worker
+ * (copy_process() gives -EAGAIN for some allocation failures; -EINTR if
+ * the caller was killed meanwhile); or the error debugfs gave for the
+ * pool's directory. A failed create leaves nothing behind: the name is
+ * free again.
  */
-struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
+struct blitz_pool *blitz_pool_create_attrs(const char *name,
+					   const struct blitz_pool_attrs *attrs)
 {
-	unsigned int i, bits, spares;
+	unsigned int i, bits, spares, nr_workers;
 	struct blitz_pool *pool;
 	struct blitz_worker *w;
+	cpumask_var_t mask;
 	int cpu, ret;
 
 	might_sleep();
-	if (!blitz_name_valid(name) || nr_workers > num_possible_cpus() ||
-	    nr_workers > BLITZ_MAX_WORKERS)
+	if (!attrs || attrs->nice < MIN_NICE || attrs->nice > MAX_NICE ||
+	    attrs->flags & ~BLITZ_POOL_FREEZABLE || !blitz_name_valid(name) ||
+	    attrs->nr_workers > num_possible_cpus() ||
+	    attrs->nr_workers > BLITZ_MAX_WORKERS)
 		return ERR_PTR(-EINVAL);
+	if (!alloc_cpumask_var(&mask, GFP_KERNEL))
+		return ERR_PTR(-ENOMEM);
+	if (attrs->cpumask)
+		cpumask_and(mask, attrs->cpumask, cpu_possible_mask);
+	else
+		blitz_housekeeping(mask);
 
 	cpus_read_lock();
 	mutex_lock(&blitz_pools_lock);
+	ret = -EINVAL;
+	if (!cpumask_intersects(mask, cpu_online_mask))
+		goto unlock;
 	ret = -EEXIST;
 	if (blitz_name_in_use(name))
 		goto unlock;
-	if (!nr_workers)
-		nr_workers = num_online_cpus();
+	nr_workers = attrs->nr_workers ?: cpumask_weight_and(mask,
+							       cpu_online_mask);
 	/* Every worker, spares too, in the counter word's 16-bit fields. */
 	spares = min(READ_ONCE(blitz_max_spares),
 		     BLITZ_MAX_WORKERS - nr_workers);
@@ -265,9 +309,16 @@ struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 		       GFP_KERNEL);
 	if (!pool)
 		goto unlock;
+	if (!alloc_cpumask_var(&pool->cpumask, GFP_KERNEL)) {
+		blitz_free_bits(pool);
+		goto unlock;
+	}
+	cpumask_copy(pool->cpumask, mask);
 	pool->capacity = nr_workers + spares;
 	pool->nr_workers = nr_workers;
 	pool->max_spares = spares;
+	pool->nice = attrs->nice;
+	pool->flags = attrs->flags;
 	pool->name = kstrdup(name, GFP_KERNEL);
 	pool->cpu_worker = kcalloc(nr_cpu_ids, sizeof(*pool->cpu_worker),
 				   GFP_KERNEL);
@@ -293,9 +344,9 @@ struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 
 	cpu = -1;
 	for (i = 0; i < nr_workers; i++) {
-		cpu = cpumask_next(cpu, cpu_online_mask);
+		cpu = cpumask_next_and(cpu, pool->cpumask, cpu_online_mask);
 		if (cpu >= nr_cpu_ids)
-			cpu = cpumask_first(cpu_online_mask);
+			cpu = cpumask_first_and(pool->cpumask, cpu_online_mask);
 		w = blitz_worker_alloc(pool, i, cpu);
 		ret = w ? blitz_worker_create(w) : -ENOMEM;
 		if (ret) {
@@ -322,7 +373,27 @@ struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
 unlock:
 	mutex_unlock(&blitz_pools_lock);
 	cpus_read_unlock();
+	free_cpumask_var(mask);
 	return ret ? ERR_PTR(ret) : pool;
+}
+EXPORT_SYMBOL_NS_GPL(blitz_pool_create_attrs, BLITZ_NS);
+
+/**
+ * blitz_pool_create - create a pool of workers on the housekeeping CPUs
+ * @name: unique name; also the pool's directory under debugfs blitz/
+ * @nr_workers: number of workers, 0 for one per online housekeeping CPU
+ *
+ * blitz_pool_create_attrs() with @nr_workers alone: nice 0, the
+ * housekeeping CPUs, not freezable.
+ *
+ * Context: process context; sleeps.
+ * Return: as blitz_pool_create_attrs().
+ */
+struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers)
+{
+	struct blitz_pool_attrs attrs = { .nr_workers = nr_workers };
+
+	return blitz_pool_create_attrs(name, &attrs);
 }
 EXPORT_SYMBOL_NS_GPL(blitz_pool_create, BLITZ_NS);
 
@@ -622,16 +693,20 @@ int blitz_submit_group(struct blitz_pool *pool, struct blitz_job *job,
 
 /* === CPU hotplug === */
 
+/* Where the workers of a pool whose home CPUs are offline may run. */
+static struct cpumask blitz_away_mask;
+
 /*
- * Bind the workers homed on @cpu, spares too, to it (@home) or let them
- * run anywhere. When a CPU goes, its workers may run anywhere, so that
- * nothing on their deques is stranded; when it comes back they return to
- * it. Workqueue does the same with its per-CPU workers (unbind_workers()
- * / rebind_workers()). Runs on @cpu.
+ * @cpu comes online (@online) or goes. The workers homed there, spares
+ * too, are bound to it while it is online; while it is not, they run on
+ * the pool's other online CPUs, or anywhere when it has none, so that
+ * nothing on their deques is stranded, as an unbound workqueue's workers
+ * do. The workers of the pool's other offline CPUs follow the change.
+ * Runs on @cpu, online in both calls.
  */
-static void blitz_rehome(unsigned int cpu, bool home)
+static void blitz_rehome(unsigned int cpu, bool online)
 {
-	const struct cpumask *mask = home ? cpumask_of(cpu) : cpu_possible_mask;
+	const struct cpumask *away, *mask;
 	struct blitz_pool *pool;
 	struct blitz_worker *w;
 	unsigned int i;
@@ -639,10 +714,24 @@ static void blitz_rehome(unsigned int cpu, bool home)
 	/* The manager makes spares under the hotplug lock too. */
 	mutex_lock(&blitz_pools_lock);
 	list_for_each_entry(pool, &blitz_pools, node) {
+		if (!cpumask_test_cpu(cpu, pool->cpumask))
+			continue;
+		cpumask_and(&blitz_away_mask, pool->cpumask, cpu_online_mask);
+		if (!online)
+			cpumask_clear_cpu(cpu, &blitz_away_mask);
+		away = cpumask_empty(&blitz_away_mask) ? cpu_possible_mask :
+							  &blitz_away_mask;
 		for (i = 0; i < pool->nr_slots; i++) {
 			w = pool->workers[i];
-			if (w->cpu == cpu && w->task)
-				WARN_ON_ONCE(set_cpus_allowed_ptr(w->task, mask));
+			if (!w->task)
+				continue;
+			if (w->cpu == cpu)
+				mask = online ? cpumask_of(cpu) : away;
+			else if (!cpu_online(w->cpu))
+				mask = away;
+			else
+				continue;
+			WARN_ON_ONCE(set_cpus_allowed_ptr(w->task, mask));
 		}
 	}
 	mutex_unlock(&blitz_pools_lock);

@@ -132,6 +132,19 @@ static bool blitz_sleep_over(struct blitz_worker *w, struct blitz_latch *latch)
 	return blitz_was_woken(w) || blitz_latch_probe(latch);
 }
 
+/*
+ * swait_event_idle_exclusive(), freezable: the freezer freezes a worker
+ * of a freezable pool asleep here, and the thaw wakes it to test again
+ * (a wake-up meanwhile is not lost). Others have PF_NOFREEZE.
+ */
+#define blitz_swait(w, condition)					\
+do {									\
+	if (!(condition))						\
+		(void)___swait_event((w)->idle_wait, condition,		\
+				     (TASK_IDLE | TASK_FREEZABLE), 0,	\
+				     schedule());			\
+} while (0)
+
 static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 			struct blitz_latch *latch)
 {
@@ -180,16 +193,15 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 		/* A dozing spare is also woken when its worker runs (cm.c). */
 		if (w->spare)
 			blitz_spare_doze(w, true);
-		swait_event_idle_exclusive(w->idle_wait,
-					   blitz_sleep_over(w, latch) ||
-					   (w->spare && blitz_spare_surplus(w)));
+		blitz_swait(w, blitz_sleep_over(w, latch) ||
+			       (w->spare && blitz_spare_surplus(w)));
 		if (w->spare)
 			blitz_spare_doze(w, false);
 		blitz_stat_inc(w, BLITZ_STAT_WAKEUPS);
 	}
 	/* Take our bit back, or wait for its claimant's subtraction. */
 	if (!blitz_claim_sleeper(pool, w->index))
-		swait_event_idle_exclusive(w->idle_wait, blitz_was_woken(w));
+		blitz_swait(w, blitz_was_woken(w));
 	WRITE_ONCE(w->woken, false);
 
 	idle->rounds = 0;

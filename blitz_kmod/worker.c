@@ -5,6 +5,7 @@
  * starting at a random victim), then takes injected jobs, and when it finds
  * nothing it goes through the sleep protocol (sleep.c).
  */
+#include <linux/freezer.h>
 #include <linux/kthread.h>
 #include <linux/lockdep.h>
 #include <linux/printk.h>
@@ -292,7 +293,9 @@ static bool blitz_spare_done(struct blitz_worker *w)
  * Run jobs until the stop latch is set, sleeping through the sleep
  * protocol when there is nothing to run; a spare, until its CPU has
  * another worker running. Only the worker's main loop waits this way: a
- * joiner or caller may not run just any job (join.c).
+ * joiner or caller may not run just any job (join.c). A worker of a
+ * freezable pool starts no job while the system freezes: it goes idle,
+ * and freezes in its next idle round or in its sleep (sleep.c).
  */
 static void blitz_run_jobs(struct blitz_worker *w)
 {
@@ -302,7 +305,7 @@ static void blitz_run_jobs(struct blitz_worker *w)
 	u64 c;
 
 	while (!blitz_latch_probe(stop)) {
-		job = blitz_find_work(w);
+		job = likely(!freezing(current)) ? blitz_find_work(w) : NULL;
 		if (job) {
 			__blitz_execute(w, job);
 			if (unlikely(w->spare) && blitz_spare_done(w))
@@ -313,6 +316,7 @@ static void blitz_run_jobs(struct blitz_worker *w)
 		blitz_share_idle(w);
 		blitz_idle_start(w, &idle);
 		while (!blitz_latch_probe(stop)) {
+			try_to_freeze();
 			job = blitz_find_work(w);
 			if (job || (w->spare && blitz_spare_surplus(w)))
 				break;
@@ -381,6 +385,8 @@ int blitz_worker_fn(void *arg)
 
 	this_cpu_write(blitz_hint, &w->forks);
 	blitz_cm_start(w);
+	if (w->pool->flags & BLITZ_POOL_FREEZABLE)
+		set_freezable();
 	/* A spare runs jobs only once put on duty, as often as it is. */
 	while (!w->spare || blitz_spare_wait(w)) {
 		blitz_run_jobs(w);

@@ -10,6 +10,7 @@
 #define _LINUX_BLITZ_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/compiler.h>
 #include <linux/kernel.h>
 #include <linux/llist.h>
@@ -30,6 +31,26 @@
 #endif
 
 struct blitz_group;
+struct cpumask;
+
+/**
+ * struct blitz_pool_attrs - what blitz_pool_create_attrs() makes a pool of
+ * @nr_workers: the number of workers; 0 for one per online CPU of @cpumask
+ * @nice: the workers' nice value, -20..19
+ * @cpumask: the CPUs the workers run on; NULL for the housekeeping CPUs,
+ *	     those the workqueue runs unbound work on (not isolcpus= or
+ *	     nohz_full= CPUs)
+ * @flags: BLITZ_POOL_* flags
+ */
+struct blitz_pool_attrs {
+	unsigned int nr_workers;
+	int nice;
+	const struct cpumask *cpumask;
+	unsigned int flags;
+};
+
+/* The workers freeze with the system freezer (suspend, hibernation). */
+#define BLITZ_POOL_FREEZABLE	BIT(0)
 
 /**
  * struct blitz_job - a unit of work, embedded in the caller's object
@@ -164,6 +185,8 @@ do {									\
 
 int blitz_submit(struct blitz_pool *pool, struct blitz_job *job);
 struct blitz_pool *blitz_pool_create(const char *name, unsigned int nr_workers);
+struct blitz_pool *blitz_pool_create_attrs(const char *name,
+					   const struct blitz_pool_attrs *attrs);
 void blitz_pool_destroy(struct blitz_pool *pool);
 int blitz_call(struct blitz_pool *pool, void (*fn)(void *arg), void *arg);
 int blitz_parallel_for(unsigned long start, unsigned long end,
