@@ -138,12 +138,8 @@ static bool blitz_sleep_over(struct blitz_worker *w, struct blitz_latch *latch)
  * (a wake-up meanwhile is not lost). Others have PF_NOFREEZE.
  */
 #define blitz_swait(w, condition)					\
-do {									\
-	if (!(condition))						\
-		(void)___swait_event((w)->idle_wait, condition,		\
-				     (TASK_IDLE | TASK_FREEZABLE), 0,	\
-				     schedule());			\
-} while (0)
+	((void)___swait_event((w)->idle_wait, condition,		\
+			      (TASK_IDLE | TASK_FREEZABLE), 0, schedule()))
 
 static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 			struct blitz_latch *latch)
@@ -194,7 +190,7 @@ static void blitz_sleep(struct blitz_worker *w, struct blitz_idle *idle,
 		if (w->spare)
 			blitz_spare_doze(w, true);
 		blitz_swait(w, blitz_sleep_over(w, latch) ||
-			       (w->spare && blitz_spare_surplus(w)));
+			    (w->spare && blitz_spare_surplus(w)));
 		if (w->spare)
 			blitz_spare_doze(w, false);
 		blitz_stat_inc(w, BLITZ_STAT_WAKEUPS);
