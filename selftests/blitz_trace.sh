@@ -104,7 +104,7 @@ big=$(grep -Eo "(worker|thief|victim)=[0-9]+" /tmp/trace | cut -d= -f2 |
 ktap_status $? "every worker index below $slots"
 
 # blitz-top over one second of the torture's load, which runs 4 s: the
-# default pool's workers, a total, the state, and jobs executed.
+# default pool's workers, a total, its attrs and state, and jobs executed.
 insmod /modules/blitz_torture.ko duration=4 &
 client=$!
 sleep 1
@@ -115,8 +115,9 @@ sed 's/^/# /' /tmp/top
 rows=$(grep -c '^[0-9][0-9]* ' /tmp/top)
 exec=$(awk '$1 == "total" { print $3 }' /tmp/top)
 [ "$rows" = "$ncpu" ] && [ "${exec:-0}" -gt 0 ] &&
-	grep -q '^  workers=[0-9]* sleeping=' /tmp/top
-ktap_status $? "blitz-top -1: $rows workers, $exec jobs/s executed, the state"
+	grep -q '^  workers=[0-9]* sleeping=' /tmp/top &&
+	grep -q "^  cpumask=0-$((ncpu - 1)) nice=0 flags=none$" /tmp/top
+ktap_status $? "blitz-top -1: $rows workers, $exec jobs/s executed, attrs, state"
 
 rmmod blitz
 ktap_status $? "rmmod blitz"
