@@ -50,6 +50,8 @@ struct nest {
 	/* what the deepest a saw */
 	unsigned int published, depth;
 	bool oldest_first;
+	/* switched out among the asks: its notifier promoted every frame */
+	bool switched;
 	unsigned int asks;
 };
 
@@ -75,6 +77,7 @@ static void nest_a(void *arg)
 	struct nest_level *l = arg, deeper = { l->n, l->level + 1 };
 	struct nest *n = l->n;
 	struct blitz_worker *w = blitz_current_worker();
+	unsigned long csw;
 	unsigned int i;
 
 	if (l->level + 1 < SHARE_DEPTH) {
@@ -82,10 +85,12 @@ static void nest_a(void *arg)
 		return;
 	}
 	n->w = w;
+	csw = current->nvcsw + current->nivcsw;
 	for (i = 0; i < n->asks; i++)
 		share_ask_self();
 	n->published = w->forks.published;
 	n->depth = w->forks.depth;
+	n->switched = current->nvcsw + current->nivcsw != csw;
 	/* The promoted frames are the oldest, in order, bottom to top. */
 	n->oldest_first = true;
 	for (i = 0; i < n->published; i++)
@@ -111,6 +116,31 @@ static struct blitz_pool *share_pool_one(struct kunit *test, const char *name)
 }
 
 /*
+ * Run the nested joins in a new pool of one worker, again while the
+ * worker was switched out among its asks (a preemption at the fork's
+ * cond_resched(), for one), up to 10 times.
+ */
+static struct blitz_pool *nest_run(struct kunit *test, const char *name,
+				   struct nest *n)
+{
+	struct nest init = *n;
+	struct blitz_pool *pool;
+	int tries = 1;
+
+	for (;;) {
+		pool = share_pool_one(test, name);
+		KUNIT_EXPECT_EQ(test, blitz_call(pool, nest_root, n), 0);
+		if (!n->switched || tries++ == 10)
+			break;
+		blitz_pool_destroy(pool);
+		*n = init;
+	}
+	KUNIT_EXPECT_FALSE_MSG(test, n->switched,
+			       "switched out among the asks 10 times");
+	return pool;
+}
+
+/*
  * One request, made below three open joins, promotes the outermost frame:
  * the oldest. With nobody to steal it, its join pops it back and runs b,
  * once, on the joiner.
@@ -118,10 +148,9 @@ static struct blitz_pool *share_pool_one(struct kunit *test, const char *name)
 static void share_test_oldest_first(struct kunit *test)
 {
 	struct nest n = { .test = test, .asks = 1 };
-	struct blitz_pool *pool = share_pool_one(test, "kunit-oldest");
+	struct blitz_pool *pool = nest_run(test, "kunit-oldest", &n);
 	int i;
 
-	KUNIT_EXPECT_EQ(test, blitz_call(pool, nest_root, &n), 0);
 	KUNIT_EXPECT_EQ(test, n.published, 1U);
 	/* Three levels; the request's own fork has closed. */
 	KUNIT_EXPECT_EQ(test, n.depth, (unsigned int)SHARE_DEPTH);
@@ -144,12 +173,12 @@ static void share_test_oldest_first(struct kunit *test)
 static void share_test_nested_promoted(struct kunit *test)
 {
 	struct nest n = { .test = test, .asks = SHARE_DEPTH + 1 };
-	struct blitz_pool *pool = share_pool_one(test, "kunit-nested");
 	unsigned int interval = blitz_share_interval_us;
+	struct blitz_pool *pool;
 	int i;
 
 	blitz_share_interval_us = 0;
-	KUNIT_EXPECT_EQ(test, blitz_call(pool, nest_root, &n), 0);
+	pool = nest_run(test, "kunit-nested", &n);
 	blitz_share_interval_us = interval;
 	KUNIT_EXPECT_EQ(test, n.published, (unsigned int)SHARE_DEPTH);
 	KUNIT_EXPECT_TRUE(test, n.oldest_first);
