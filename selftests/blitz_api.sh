@@ -10,17 +10,6 @@ DBG=/sys/kernel/debug/blitz/default
 # shellcheck source=selftests/lib.sh
 . /selftests/lib.sh
 
-# run_selftest ARGS...: load the client module; its TAP lines go to dmesg.
-run_selftest() {
-	seen=$(dmesg | wc -l)
-	insmod /modules/blitz_selftest.ko "$@"
-	rc=$?
-	dmesg | tail -n +$((seen + 1)) | grep 'blitz_selftest:' |
-		sed 's/^\[[^]]*\] /# /'
-	[ $rc = 0 ] && rmmod blitz_selftest
-	return $rc
-}
-
 # Sum of utime + stime, in clock ticks, of every worker of the default pool.
 worker_ticks() {
 	t=0

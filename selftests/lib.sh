@@ -17,6 +17,19 @@ ktap_status() {
 	fi
 }
 
+# run_selftest ARGS...: load the client module, blitz_selftest.ko, with
+# ARGS; its TAP lines, from the kernel log, become KTAP comments. The
+# status is the load's: non-zero if any test failed.
+run_selftest() {
+	seen=$(dmesg | wc -l)
+	insmod /modules/blitz_selftest.ko "$@"
+	rc=$?
+	dmesg | tail -n +$((seen + 1)) | grep 'blitz_selftest:' |
+		sed 's/^\[[^]]*\] /# /'
+	[ $rc = 0 ] && rmmod blitz_selftest
+	return $rc
+}
+
 # state_field NAME: a field of the default pool's debugfs state line.
 state_field() {
 	sed -n "s/.*$1=\([0-9]*\).*/\1/p" /sys/kernel/debug/blitz/default/state
