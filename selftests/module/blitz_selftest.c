@@ -13,6 +13,7 @@
 
 #include <linux/blitz.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/err.h>
@@ -22,6 +23,8 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/sched/isolation.h>
 #include <linux/slab.h>
 #include <linux/timer.h>
 #include <linux/vmalloc.h>
@@ -38,6 +41,84 @@ static unsigned int load_jobs = 2000000;
 module_param(load_jobs, uint, 0444);
 MODULE_PARM_DESC(load_jobs, "jobs submitted by the load tests");
 
+static unsigned int hotplug_cpu = 1;
+module_param(hotplug_cpu, uint, 0444);
+MODULE_PARM_DESC(hotplug_cpu, "the CPU attrs_hotplug takes offline and back");
+
+/* === Where jobs run === */
+
+/*
+ * Jobs, loop ranges and join halves note the CPU they run on, and their
+ * nice value. The CPU must be one of @allowed, except while @hotplug is
+ * odd, or if it changed while the job looked: the CPU under test was (or
+ * may have been) offline, and a worker whose CPUs are all offline runs
+ * anywhere.
+ */
+struct where {
+	const struct cpumask *allowed;
+	const atomic_t *hotplug;	/* NULL: no excuse */
+	bool check_nice;
+	int nice;
+	atomic_long_t *on;		/* runs per CPU, nr_cpu_ids of them */
+	atomic_long_t strays, excused, bad_nice;
+};
+
+static int where_init(struct where *w, const struct cpumask *allowed)
+{
+	memset(w, 0, sizeof(*w));
+	w->allowed = allowed;
+	w->on = kcalloc(nr_cpu_ids, sizeof(*w->on), GFP_KERNEL);
+	return w->on ? 0 : -ENOMEM;
+}
+
+static void where_note(struct where *w, const char *what)
+{
+	int seq = w->hotplug ? atomic_read_acquire(w->hotplug) : 0;
+	unsigned int cpu = raw_smp_processor_id();
+	int nice = task_nice(current);
+
+	atomic_long_inc(&w->on[cpu]);
+	if (w->check_nice && nice != w->nice &&
+	    atomic_long_inc_return(&w->bad_nice) == 1)
+		pr_err("a %s ran at nice %d, not %d\n", what, nice, w->nice);
+	if (cpumask_test_cpu(cpu, w->allowed))
+		return;
+	/* The CPU, then the hotplug count again. */
+	smp_rmb();
+	if (w->hotplug && ((seq & 1) || atomic_read(w->hotplug) != seq)) {
+		atomic_long_inc(&w->excused);
+		return;
+	}
+	if (atomic_long_inc_return(&w->strays) == 1)
+		pr_err("a %s ran on CPU %u, outside %*pbl\n", what, cpu,
+		       cpumask_pr_args(w->allowed));
+}
+
+/* Print where they ran: -EINVAL if anywhere not allowed, or at another nice. */
+static int where_check(struct where *w, const char *name)
+{
+	char buf[96] = "";
+	unsigned int cpu;
+	int len = 0;
+
+	for_each_possible_cpu(cpu) {
+		if (atomic_long_read(&w->on[cpu]))
+			len += scnprintf(buf + len, sizeof(buf) - len, " %u:%ld",
+					 cpu, atomic_long_read(&w->on[cpu]));
+	}
+	pr_info("%s: ran on (CPU:runs)%s; %ld while hotplug moved them, %ld outside %*pbl, %ld at another nice\n",
+		name, buf, atomic_long_read(&w->excused),
+		atomic_long_read(&w->strays), cpumask_pr_args(w->allowed),
+		atomic_long_read(&w->bad_nice));
+	return atomic_long_read(&w->strays) || atomic_long_read(&w->bad_nice) ?
+	       -EINVAL : 0;
+}
+
+static void where_free(struct where *w)
+{
+	kfree(w->on);
+}
+
 /* === Counted jobs === */
 
 struct counted_job {
@@ -49,6 +130,7 @@ struct counted_job {
 
 struct counted {
 	struct blitz_pool *pool;
+	struct where *where;	/* NULL: anywhere */
 	struct counted_job *jobs;
 	unsigned int nr;
 	atomic_long_t submitted;
@@ -62,6 +144,8 @@ static void counted_func(struct blitz_job *job)
 	struct counted_job *cj = container_of(job, struct counted_job, job);
 	struct counted *c = cj->owner;
 
+	if (c->where)
+		where_note(c->where, "job");
 	atomic_inc(&cj->runs);
 	while (cj->children) {
 		struct counted_job *child = &c->jobs[get_random_u32_below(c->nr)];
@@ -1204,9 +1288,677 @@ static int test_sort(void)
 	return ret ?: sum == sorted_sum ? 0 : -EINVAL;
 }
 
+/* === On every CPU === */
+
+struct on_cpu {
+	int (*fn)(unsigned int cpu, void *arg);
+	void *arg;
+	unsigned int cpu;
+	int ret;
+	struct completion done;
+};
+
+static int on_cpu_fn(void *arg)
+{
+	struct on_cpu *o = arg;
+
+	o->ret = o->fn(o->cpu, o->arg);
+	complete(&o->done);
+	while (!kthread_should_stop())
+		schedule_timeout_idle(HZ);
+	return 0;
+}
+
+/*
+ * fn(cpu, arg) in a kthread bound to each CPU of @cpus, all at once: the
+ * first error of the calls, once all returned.
+ */
+static int on_cpus(const struct cpumask *cpus,
+		   int (*fn)(unsigned int cpu, void *arg), void *arg)
+{
+	unsigned int nr = cpumask_weight(cpus), i = 0, cpu;
+	struct task_struct **tasks;
+	struct on_cpu *o;
+	int ret = 0;
+
+	o = kcalloc(nr, sizeof(*o), GFP_KERNEL);
+	tasks = kcalloc(nr, sizeof(*tasks), GFP_KERNEL);
+	if (!o || !tasks) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for_each_cpu(cpu, cpus) {
+		if (i == nr)
+			break;
+		o[i] = (struct on_cpu){ .fn = fn, .arg = arg, .cpu = cpu };
+		init_completion(&o[i].done);
+		tasks[i] = kthread_create(on_cpu_fn, &o[i], "blitz_test/%u", cpu);
+		if (IS_ERR(tasks[i])) {
+			ret = PTR_ERR(tasks[i]);
+			break;
+		}
+		kthread_bind(tasks[i], cpu);
+		wake_up_process(tasks[i]);
+		i++;
+	}
+	nr = i;
+	for (i = 0; i < nr; i++) {
+		wait_for_completion(&o[i].done);
+		kthread_stop(tasks[i]);
+		if (!ret)
+			ret = o[i].ret;
+	}
+out:
+	kfree(tasks);
+	kfree(o);
+	return ret;
+}
+
+/* fib(n) with a join at every node, each node noting where it ran. */
+struct fibw {
+	struct where *w;
+	atomic_long_t *nodes;
+	unsigned int n;
+	unsigned long result;
+};
+
+static void fibw_join(void *arg)
+{
+	struct fibw *f = arg;
+	struct fibw a = { f->w, f->nodes, f->n - 1 };
+	struct fibw b = { f->w, f->nodes, f->n - 2 };
+
+	where_note(f->w, "join half");
+	atomic_long_inc(f->nodes);
+	if (f->n < 2) {
+		f->result = f->n;
+		return;
+	}
+	blitz_join(fibw_join, &a, fibw_join, &b);
+	f->result = a.result + b.result;
+}
+
+/* The result, and every node of fib(n) but @skipped ran once. */
+static int fibw_check(struct fibw *f, long skipped, const char *how)
+{
+	/* fib(n) has 2 fib(n + 1) - 1 nodes. */
+	long want = 2 * fib_plain(f->n + 1) - 1 - skipped;
+
+	if (f->result == fib_plain(f->n) && atomic_long_read(f->nodes) == want)
+		return 0;
+	pr_err("%s: fib(%u) = %lu in %ld nodes, not %lu in %ld\n", how, f->n,
+	       f->result, atomic_long_read(f->nodes), fib_plain(f->n), want);
+	return -EINVAL;
+}
+
+/* A job of a group, noting where it ran. */
+struct gjob {
+	struct blitz_job job;
+	struct where *w;
+	atomic_t runs;
+};
+
+static void gjob_func(struct blitz_job *job)
+{
+	struct gjob *j = container_of(job, struct gjob, job);
+
+	where_note(j->w, "group job");
+	atomic_inc(&j->runs);
+}
+
+/* @nr jobs into a group of @pool, one wait: each ran once. */
+static int group_where(struct blitz_pool *pool, struct where *w,
+		       unsigned int nr)
+{
+	struct blitz_group group;
+	struct gjob *jobs = vcalloc(nr, sizeof(*jobs));
+	unsigned int i;
+	int ret = 0;
+
+	if (!jobs)
+		return -ENOMEM;
+	blitz_group_init(&group, pool);
+	for (i = 0; i < nr; i++) {
+		blitz_job_init(&jobs[i].job, gjob_func);
+		jobs[i].w = w;
+		if (blitz_group_submit(&group, &jobs[i].job))
+			ret = -EINVAL;
+	}
+	if (blitz_group_wait(&group))
+		ret = -EINVAL;
+	for (i = 0; i < nr; i++) {
+		if (atomic_read(&jobs[i].runs) != 1) {
+			pr_err("group job %u ran %d times\n", i,
+			       atomic_read(&jobs[i].runs));
+			ret = -EINVAL;
+			break;
+		}
+	}
+	vfree(jobs);
+	return ret;
+}
+
+/* === Isolated CPUs === */
+
+#define ISO_JOBS	20000	/* per CPU and pool, from a task */
+#define ISO_RANGE	2048	/* jobs of each CPU's submitter, per pool */
+#define ISO_FIRES	50	/* hrtimer interrupts per CPU */
+#define ISO_BATCH	32	/* jobs per interrupt and pool */
+#define ISO_LOOP	2048	/* parallel_for indices */
+#define ISO_FIB		18
+#define ISO_GROUP	2000
+
+struct iso_cpu {
+	struct iso *t;
+	unsigned int cpu, next;
+	struct hrtimer timer;
+	struct completion fired;
+	int fires;
+	bool wrong_cpu, not_hardirq;
+	long from_task, from_irq;	/* jobs accepted */
+};
+
+struct iso {
+	struct blitz_pool *pool;	/* attrs {}: the housekeeping CPUs */
+	struct counted c[2];		/* the default pool's, the pool's */
+	struct where where;
+	struct iso_cpu *cpus;		/* nr_cpu_ids */
+};
+
+/* Submit job @i of each pool's share of @s's CPU. */
+static int iso_submit(struct iso_cpu *s, unsigned int i)
+{
+	int p, ok = 0;
+
+	for (p = 0; p < 2; p++)
+		ok += !counted_submit(&s->t->c[p], s->cpu * ISO_RANGE + i);
+	return ok;
+}
+
+static enum hrtimer_restart iso_hrtimer(struct hrtimer *timer)
+{
+	struct iso_cpu *s = container_of(timer, struct iso_cpu, timer);
+	int i;
+
+	if (!in_hardirq())
+		s->not_hardirq = true;
+	if (smp_processor_id() != s->cpu)
+		s->wrong_cpu = true;
+	for (i = 0; i < ISO_BATCH; i++)
+		s->from_irq += iso_submit(s, s->next++ % ISO_RANGE);
+	if (++s->fires >= ISO_FIRES) {
+		complete(&s->fired);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_forward_now(timer, ns_to_ktime(100 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+/* On @cpu: jobs into both pools from this task, then from its hrtimer. */
+static int iso_submit_fn(unsigned int cpu, void *arg)
+{
+	struct iso *t = arg;
+	struct iso_cpu *s = &t->cpus[cpu];
+	unsigned int i;
+
+	for (i = 0; i < ISO_JOBS; i++) {
+		s->from_task += iso_submit(s, get_random_u32_below(ISO_RANGE));
+		if (!(i % 1024))
+			cond_resched();
+	}
+	if (raw_smp_processor_id() != cpu)
+		s->wrong_cpu = true;
+	init_completion(&s->fired);
+	hrtimer_init(&s->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	s->timer.function = iso_hrtimer;
+	hrtimer_start(&s->timer, ns_to_ktime(100 * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	wait_for_completion(&s->fired);
+	hrtimer_cancel(&s->timer);
+	return 0;
+}
+
+struct iso_loop {
+	struct where *w;
+	atomic_t runs[ISO_LOOP];
+	unsigned long sink;
+};
+
+static void iso_loop_fn(unsigned long lo, unsigned long hi, void *arg)
+{
+	struct iso_loop *l = arg;
+	unsigned long i, k, h = 0;
+
+	where_note(l->w, "loop range");
+	for (i = lo; i < hi; i++) {
+		atomic_inc(&l->runs[i]);
+		/* Enough work per index that thieves get their share. */
+		for (k = 0; k < 5000; k++)
+			h = h * 31 + i + k;
+	}
+	WRITE_ONCE(l->sink, h);
+}
+
+/*
+ * On @cpu: a parallel loop, fib with joins from here (the default pool)
+ * and through a call into the pool, and a group of each pool.
+ */
+static int iso_fork_fn(unsigned int cpu, void *arg)
+{
+	struct iso *t = arg;
+	struct where *w = &t->where;
+	struct iso_loop *l = kzalloc(sizeof(*l), GFP_KERNEL);
+	atomic_long_t nodes = ATOMIC_LONG_INIT(0);
+	struct fibw a = { w, &nodes, ISO_FIB - 1 }, b = { w, &nodes, ISO_FIB - 2 };
+	struct fibw f = { w, &nodes, ISO_FIB };
+	int ret = 0, i;
+
+	if (!l)
+		return -ENOMEM;
+	if (raw_smp_processor_id() != cpu) {
+		pr_err("the forks' kthread is not on CPU %u\n", cpu);
+		ret = -EINVAL;
+	}
+
+	l->w = w;
+	if (blitz_parallel_for(0, ISO_LOOP, 4, iso_loop_fn, l))
+		ret = -EINVAL;
+	for (i = 0; i < ISO_LOOP; i++) {
+		if (atomic_read(&l->runs[i]) != 1) {
+			pr_err("index %d ran %d times\n", i,
+			       atomic_read(&l->runs[i]));
+			ret = -EINVAL;
+			break;
+		}
+	}
+
+	blitz_join(fibw_join, &a, fibw_join, &b);
+	f.result = a.result + b.result;
+	ret = fibw_check(&f, 1, "blitz_join") ?: ret;
+
+	atomic_long_set(&nodes, 0);
+	f.result = 0;
+	if (blitz_call(t->pool, fibw_join, &f))
+		ret = -EINVAL;
+	ret = fibw_check(&f, 0, "blitz_call") ?: ret;
+
+	ret = group_where(NULL, w, ISO_GROUP) ?: ret;
+	ret = group_where(t->pool, w, ISO_GROUP) ?: ret;
+	kfree(l);
+	return ret;
+}
+
+/*
+ * Jobs, loop ranges, join halves and group jobs run only on the
+ * housekeeping CPUs, those of unbound work (HK_TYPE_WQ & HK_TYPE_DOMAIN),
+ * in the default pool and in a pool of attrs {}: jobs submitted on every
+ * CPU, from a task and from hardirq, and fork-join started on the CPUs
+ * outside (or on the last CPU, when every CPU keeps house). Without
+ * isolated CPUs it tests nothing but the counts, so it is not in "all":
+ * selftests/isolated.sh runs it in a guest booted with isolcpus= and
+ * nohz_full=.
+ */
+static int test_isolated(void)
+{
+	struct iso *t = kzalloc(sizeof(*t), GFP_KERNEL);
+	cpumask_var_t hk, outside;
+	unsigned int cpu;
+	int ret, r, p;
+
+	if (!t)
+		return -ENOMEM;
+	if (!zalloc_cpumask_var(&hk, GFP_KERNEL) ||
+	    !zalloc_cpumask_var(&outside, GFP_KERNEL)) {
+		ret = -ENOMEM;
+		goto out_mask;
+	}
+	cpumask_and(hk, housekeeping_cpumask(HK_TYPE_WQ),
+		    housekeeping_cpumask(HK_TYPE_DOMAIN));
+	cpumask_andnot(outside, cpu_online_mask, hk);
+	pr_info("isolated: housekeeping CPUs %*pbl, online %*pbl\n",
+		cpumask_pr_args(hk), cpumask_pr_args(cpu_online_mask));
+	if (cpumask_empty(outside))
+		cpumask_set_cpu(cpumask_last(cpu_online_mask), outside);
+
+	t->pool = blitz_pool_create_attrs("selftest-isolated",
+					  &(struct blitz_pool_attrs){});
+	t->cpus = kcalloc(nr_cpu_ids, sizeof(*t->cpus), GFP_KERNEL);
+	ret = IS_ERR(t->pool) ? PTR_ERR(t->pool) : t->cpus ? 0 : -ENOMEM;
+	ret = ret ?: where_init(&t->where, hk);
+	ret = ret ?: counted_init(&t->c[0], NULL, nr_cpu_ids * ISO_RANGE);
+	ret = ret ?: counted_init(&t->c[1], t->pool, nr_cpu_ids * ISO_RANGE);
+	if (ret)
+		goto out;
+	for (p = 0; p < 2; p++)
+		t->c[p].where = &t->where;
+	for_each_possible_cpu(cpu)
+		t->cpus[cpu] = (struct iso_cpu){ .t = t, .cpu = cpu };
+
+	ret = on_cpus(cpu_online_mask, iso_submit_fn, t);
+	for (p = 0; p < 2; p++) {
+		r = counted_wait(&t->c[p]) ?: counted_check(&t->c[p]);
+		ret = ret ?: r;
+	}
+	for_each_online_cpu(cpu) {
+		struct iso_cpu *s = &t->cpus[cpu];
+
+		pr_info("isolated: CPU %u submitted %ld jobs from a task, %ld from hardirq\n",
+			cpu, s->from_task, s->from_irq);
+		if (s->wrong_cpu || s->not_hardirq || !s->from_task ||
+		    !s->from_irq) {
+			pr_err("CPU %u: wrong CPU %d, not hardirq %d\n", cpu,
+			       s->wrong_cpu, s->not_hardirq);
+			ret = -EINVAL;
+		}
+	}
+
+	pr_info("isolated: loop, joins and groups from CPUs %*pbl\n",
+		cpumask_pr_args(outside));
+	ret = on_cpus(outside, iso_fork_fn, t) ?: ret;
+	ret = where_check(&t->where, "isolated") ?: ret;
+out:
+	counted_free(&t->c[1]);
+	counted_free(&t->c[0]);
+	where_free(&t->where);
+	if (!IS_ERR_OR_NULL(t->pool))
+		blitz_pool_destroy(t->pool);
+	kfree(t->cpus);
+out_mask:
+	free_cpumask_var(outside);
+	free_cpumask_var(hk);
+	kfree(t);
+	return ret;
+}
+
+/* === Pool attributes === */
+
+#define ATTRS_JOBS	2000
+#define HP_CYCLES	4
+#define HP_WINDOW	500	/* jobs run in each offline and online window */
+
+/* In a pool of one worker: the second job runs on a spare. */
+struct spare_probe {
+	struct blitz_job first, second;
+	struct completion signal, done;
+	struct where *w;
+	bool timed_out;
+};
+
+static void spare_first(struct blitz_job *job)
+{
+	struct spare_probe *sp = container_of(job, struct spare_probe, first);
+
+	where_note(sp->w, "job");
+	sp->timed_out = !wait_for_completion_timeout(&sp->signal, 10 * HZ);
+	complete(&sp->done);
+}
+
+static void spare_second(struct blitz_job *job)
+{
+	struct spare_probe *sp = container_of(job, struct spare_probe, second);
+
+	where_note(sp->w, "spare's job");
+	complete(&sp->signal);
+}
+
+/*
+ * In @pool: ATTRS_JOBS counted jobs from here, a job that runs while the
+ * first sleeps (on a spare, with one worker), and fib with a join at every
+ * node through blitz_call(); all of them as @w wants.
+ */
+static int attrs_run(struct blitz_pool *pool, struct where *w,
+		     const char *name)
+{
+	struct spare_probe sp = { .w = w };
+	atomic_long_t nodes = ATOMIC_LONG_INIT(0);
+	struct fibw f = { w, &nodes, 16 };
+	struct counted c;
+	unsigned int i;
+	int ret;
+
+	ret = counted_init(&c, pool, ATTRS_JOBS);
+	if (ret)
+		return ret;
+	c.where = w;
+	for (i = 0; i < ATTRS_JOBS; i++)
+		counted_submit(&c, i);
+	ret = counted_wait(&c) ?: counted_check(&c);
+	counted_free(&c);
+
+	blitz_job_init(&sp.first, spare_first);
+	blitz_job_init(&sp.second, spare_second);
+	init_completion(&sp.signal);
+	init_completion(&sp.done);
+	if (blitz_submit(pool, &sp.first))
+		return -EINVAL;
+	if (blitz_submit(pool, &sp.second)) {
+		ret = -EINVAL;
+		complete(&sp.signal);
+	}
+	wait_for_completion(&sp.done);
+	if (sp.timed_out) {
+		pr_err("%s: a job waited 10 s for the next\n", name);
+		ret = -ETIMEDOUT;
+	}
+
+	if (blitz_call(pool, fibw_join, &f))
+		ret = -EINVAL;
+	ret = fibw_check(&f, 0, name) ?: ret;
+	return where_check(w, name) ?: ret;
+}
+
+/* Each bad attribute set is refused with -EINVAL. */
+static int attrs_refused(const char *what,
+			 const struct blitz_pool_attrs *attrs)
+{
+	struct blitz_pool *pool = blitz_pool_create_attrs("selftest-bad", attrs);
+
+	if (PTR_ERR(pool) == -EINVAL)
+		return 0;
+	pr_err("attrs with %s: %ld, not -EINVAL\n", what,
+	       IS_ERR(pool) ? PTR_ERR(pool) : 0);
+	if (!IS_ERR(pool))
+		blitz_pool_destroy(pool);
+	return -EINVAL;
+}
+
+struct hp_load {
+	struct counted c[2];	/* the one-CPU pool's, the default pool's */
+	bool stop;
+	struct completion done;
+};
+
+static int hp_loader(void *arg)
+{
+	struct hp_load *l = arg;
+	unsigned int i = 0;
+	int p;
+
+	while (!READ_ONCE(l->stop)) {
+		/* -EBUSY: that one is still queued; on to the next. */
+		for (p = 0; p < 2; p++)
+			counted_submit(&l->c[p],
+				       get_random_u32_below(l->c[p].nr));
+		if (!(++i % 64))
+			cond_resched();
+	}
+	complete(&l->done);
+	while (!kthread_should_stop())
+		schedule_timeout_idle(HZ);
+	return 0;
+}
+
+/* Wait until @n more jobs of @c ran than @from; -ETIMEDOUT after 10 s. */
+static int hp_window(struct counted *c, long from, long n, const char *when)
+{
+	if (wait_var_event_timeout(&c->executed,
+				   atomic_long_read(&c->executed) >= from + n,
+				   10 * HZ))
+		return 0;
+	pr_err("%ld of %ld jobs ran in 10 s %s\n",
+	       atomic_long_read(&c->executed) - from, n, when);
+	return -ETIMEDOUT;
+}
+
+/*
+ * A pool whose cpumask is hotplug_cpu alone, under a steady load of
+ * counted jobs from a kthread (and the default pool's besides), while
+ * that CPU goes offline and online HP_CYCLES times; each window lasts
+ * until HP_WINDOW jobs of the pool ran in it. Every job runs once; while
+ * the CPU is online, the pool's jobs run only there (offline, its worker
+ * runs anywhere); the default pool's run on the housekeeping CPUs
+ * throughout. Offline, a pool on that CPU alone is refused.
+ */
+static int attrs_cpu_hotplug(void)
+{
+	unsigned int cpu = hotplug_cpu;
+	struct task_struct *loader;
+	struct where w = {}, dw = {};
+	struct blitz_pool *pool;
+	atomic_t hotplug = ATOMIC_INIT(0);
+	struct hp_load *l;
+	cpumask_var_t hk;
+	int ret, r, i, p;
+
+	if (cpu == 0 || cpu >= nr_cpu_ids || !cpu_online(cpu)) {
+		pr_err("attrs_hotplug: CPU %u is not online, or is 0\n", cpu);
+		return -ENODEV;
+	}
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l || !zalloc_cpumask_var(&hk, GFP_KERNEL)) {
+		kfree(l);
+		return -ENOMEM;
+	}
+	cpumask_and(hk, housekeeping_cpumask(HK_TYPE_WQ),
+		    housekeeping_cpumask(HK_TYPE_DOMAIN));
+	pool = blitz_pool_create_attrs("selftest-hotplug",
+				       &(struct blitz_pool_attrs){
+					       .cpumask = cpumask_of(cpu) });
+	ret = PTR_ERR_OR_ZERO(pool);
+	ret = ret ?: where_init(&w, cpumask_of(cpu));
+	ret = ret ?: where_init(&dw, hk);
+	ret = ret ?: counted_init(&l->c[0], pool, 4096);
+	ret = ret ?: counted_init(&l->c[1], NULL, 4096);
+	if (ret)
+		goto out;
+	w.hotplug = &hotplug;
+	l->c[0].where = &w;
+	l->c[1].where = &dw;
+	init_completion(&l->done);
+	loader = kthread_run(hp_loader, l, "blitz_hp_load");
+	if (IS_ERR(loader)) {
+		ret = PTR_ERR(loader);
+		goto out;
+	}
+
+	ret = hp_window(&l->c[0], 0, HP_WINDOW, "before the hotplug");
+	for (i = 0; i < HP_CYCLES && !ret; i++) {
+		/* Odd: the pool's jobs may run anywhere. */
+		atomic_inc_return(&hotplug);
+		ret = remove_cpu(cpu);
+		if (ret) {
+			pr_err("CPU %u did not go offline: %d\n", cpu, ret);
+			break;
+		}
+		if (!i)
+			ret = attrs_refused("an offline CPU alone",
+					    &(struct blitz_pool_attrs){
+						    .cpumask = cpumask_of(cpu) });
+		r = hp_window(&l->c[0], atomic_long_read(&l->c[0].executed),
+			      HP_WINDOW, "with their CPU offline");
+		ret = ret ?: r;
+		r = add_cpu(cpu);
+		if (r) {
+			pr_err("CPU %u did not come back: %d\n", cpu, r);
+			ret = ret ?: r;
+			break;
+		}
+		/* Even: back home, only there. */
+		atomic_inc_return(&hotplug);
+		r = hp_window(&l->c[0], atomic_long_read(&l->c[0].executed),
+			      HP_WINDOW, "with their CPU back");
+		ret = ret ?: r;
+	}
+	WRITE_ONCE(l->stop, true);
+	wait_for_completion(&l->done);
+	kthread_stop(loader);
+	for (p = 0; p < 2; p++) {
+		r = counted_wait(&l->c[p]) ?: counted_check(&l->c[p]);
+		ret = ret ?: r;
+	}
+	pr_info("attrs_hotplug: %d cycles of CPU %u, %ld + %ld jobs\n", i, cpu,
+		atomic_long_read(&l->c[0].executed),
+		atomic_long_read(&l->c[1].executed));
+	ret = where_check(&w, "attrs_hotplug pool") ?: ret;
+	ret = where_check(&dw, "attrs_hotplug default pool") ?: ret;
+out:
+	counted_free(&l->c[1]);
+	counted_free(&l->c[0]);
+	where_free(&dw);
+	where_free(&w);
+	if (!IS_ERR(pool))
+		blitz_pool_destroy(pool);
+	free_cpumask_var(hk);
+	kfree(l);
+	return ret;
+}
+
+/*
+ * Pool attributes end to end: the bad sets refused with -EINVAL; a pool
+ * of nice 7 runs its jobs, a spare's and its join halves at nice 7; a pool
+ * on CPU 0 alone runs them all there; then attrs_cpu_hotplug() above. It takes
+ * a CPU offline, so it runs only when named (selftests/isolated.sh).
+ */
+static int test_attrs_hotplug(void)
+{
+	const struct {
+		const char *name;
+		struct blitz_pool_attrs attrs;
+		bool nice;
+	} good[] = {
+		{ "nice 7", { .nr_workers = 1, .nice = 7 }, true },
+		{ "CPU 0", { .cpumask = cpumask_of(0) } },
+	};
+	const struct blitz_pool_attrs *attrs;
+	struct blitz_pool *pool;
+	struct where w;
+	int ret, i;
+
+	ret = attrs_refused("NULL attrs", NULL);
+	ret = attrs_refused("nice -21",
+			    &(struct blitz_pool_attrs){ .nice = -21 }) ?: ret;
+	ret = attrs_refused("nice 20",
+			    &(struct blitz_pool_attrs){ .nice = 20 }) ?: ret;
+	ret = attrs_refused("an empty cpumask",
+			    &(struct blitz_pool_attrs){
+				    .cpumask = cpu_none_mask }) ?: ret;
+	ret = attrs_refused("flags BIT(5)",
+			    &(struct blitz_pool_attrs){ .flags = BIT(5) }) ?: ret;
+
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		attrs = &good[i].attrs;
+		pool = blitz_pool_create_attrs("selftest-attrs", attrs);
+		if (IS_ERR(pool)) {
+			pr_err("%s: %ld\n", good[i].name, PTR_ERR(pool));
+			return PTR_ERR(pool);
+		}
+		if (where_init(&w, attrs->cpumask ?: cpu_possible_mask)) {
+			blitz_pool_destroy(pool);
+			return -ENOMEM;
+		}
+		w.check_nice = good[i].nice;
+		w.nice = attrs->nice;
+		ret = attrs_run(pool, &w, good[i].name) ?: ret;
+		where_free(&w);
+		blitz_pool_destroy(pool);
+	}
+	return attrs_cpu_hotplug() ?: ret;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
+	bool not_in_all;	/* run only when named */
 } blitz_tests[] = {
 	{ "errors", test_errors },
 	{ "busy_shutdown", test_busy_shutdown },
@@ -1225,15 +1977,17 @@ static const struct {
 	{ "probe_n3", test_probe_n3 },
 	{ "reduce", test_reduce },
 	{ "sort", test_sort },
+	{ "isolated", test_isolated, true },
+	{ "attrs_hotplug", test_attrs_hotplug, true },
 };
 
-static bool selected(const char *name)
+static bool selected(const char *name, bool not_in_all)
 {
 	const char *p = tests;
 	size_t len = strlen(name);
 
 	if (!strcmp(tests, "all"))
-		return true;
+		return !not_in_all;
 	while ((p = strstr(p, name))) {
 		if ((p == tests || p[-1] == ',') && (!p[len] || p[len] == ','))
 			return true;
@@ -1253,7 +2007,7 @@ static void __init selftest(void)
 	int i, ret;
 
 	for (i = 0; i < ARRAY_SIZE(blitz_tests); i++) {
-		if (!selected(blitz_tests[i].name))
+		if (!selected(blitz_tests[i].name, blitz_tests[i].not_in_all))
 			continue;
 		ret = blitz_tests[i].fn();
 		total_tests++;
