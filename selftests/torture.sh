@@ -5,15 +5,40 @@
 # spares exiting after 50 ms (so that spares are reaped, and their slots
 # taken by spares of other CPUs, throughout), then blitz_torture.ko for
 # BLITZ_TORTURE_SECS seconds (default 60), with the promotion cooldown
-# cycled meanwhile; the torture's summary line must say PASS. Runs under
-# busybox sh in the guest, after the selftests (selftests/run --tests).
+# cycled meanwhile and, if the kernel has /sys/power/pm_test
+# (CONFIG_PM_DEBUG), up to three system freezes; the torture's summary
+# line must say PASS. Runs under busybox sh in the guest, after the
+# selftests (selftests/run --tests).
 
 SECS=${BLITZ_TORTURE_SECS:-60}
+PM=/sys/power/pm_test
 # shellcheck source=selftests/lib.sh
 . /selftests/lib.sh
 
+# freeze_cycles START: at a quarter, half and three quarters of the run,
+# a suspend that stops after freezing tasks for 5 s (pm_test "freezer"),
+# each over well before the torture ends: its waits once the run is over
+# are not freezable. On CPU 0, as in blitz_freeze.sh: there pm_test's
+# mdelay() lasts 5 s in the 6.1 guests too. Prints "succeeded failed".
+freeze_cycles() {
+	ok=0 failed=0
+	for k in 1 2 3; do
+		at=$(($1 + SECS * k / 4))
+		[ $((at + 15)) -le $(($1 + SECS)) ] || break
+		while [ "$(date +%s)" -lt $at ]; do
+			sleep 1
+		done
+		if taskset 1 sh -c 'echo freeze > /sys/power/state'; then
+			ok=$((ok + 1))
+		else
+			failed=$((failed + 1))
+		fi
+	done
+	echo "$ok $failed"
+}
+
 ktap_print_header
-ktap_set_plan 4
+ktap_set_plan 5
 
 insmod /modules/blitz.ko race_windows=1 spare_idle_ms=50
 ktap_status $? "insmod blitz.ko race_windows=1 spare_idle_ms=50"
@@ -29,11 +54,41 @@ param=/sys/module/blitz/parameters/share_interval_us
 done) &
 cycler=$!
 start=$(date +%s)
+# A quarter of the run, and 15 s to spare, for a freeze at least.
+freeze=0
+[ -e $PM ] && [ "$SECS" -ge 20 ] && freeze=1
+if [ $freeze = 1 ]; then
+	echo freezer > $PM
+	freeze_cycles "$start" > /tmp/freezes &
+	freezer=$!
+fi
 insmod /modules/blitz_torture.ko duration="$SECS"
 rc=$?
 kill $cycler
 echo "# torture took $(($(date +%s) - start)) s"
-summary=$(dmesg | tail -n +$((seen + 1)) | grep 'blitz_torture: summary:')
+# The first: busybox insmod loads again, with init_module(), a module
+# whose finit_module() failed, and a torture that failed runs twice.
+summary=$(dmesg | tail -n +$((seen + 1)) | grep 'blitz_torture: summary:' |
+	  head -n 1)
+if [ $freeze = 1 ]; then
+	wait "$freezer"
+	echo none > $PM
+	read -r froze failed < /tmp/freezes
+	echo "# $froze freeze cycles, $failed failed"
+	# A freeze that failed names who refused, with their stacks.
+	dmesg | tail -n +$((seen + 1)) |
+		sed -n '/refusing to freeze/,/Restarting kernel threads/p' |
+		sed 's/^/# /'
+	# The torture counts them too (PM_POST_SUSPEND).
+	case $summary in
+	*" freezes=$froze "*) ok=$failed ;;
+	*) ok=1 ;;
+	esac
+	[ "$froze" -gt 0 ] && [ "$ok" = 0 ]
+	ktap_status $? "freeze cycles during the torture succeed, and it saw them"
+else
+	ktap_test_skip "freeze cycles: no $PM, or a run under 20 s"
+fi
 dmesg | tail -n +$((seen + 1)) | grep 'blitz_torture: anomaly' | head -n 20 |
 	sed 's/^/# /'
 echo "# $summary"

@@ -8,12 +8,18 @@
  * waits inside joins, jobs that wait for a job submitted after them, and
  * stolen halves that wait for their joiner's group; meanwhile a hardirq
  * hrtimer and a softirq timer submit, pools are created and destroyed
- * under submitters, and CPUs go offline and online.
+ * under submitters, and CPUs go offline and online. Besides the shared
+ * pool, jobs go to pools with attributes: one on some CPUs at a nice
+ * value, one freezable, and the created and destroyed ones, at random.
  *
  * Every accepted job is counted: it must run exactly once, within
  * max_latency_ms of its submit, and with at least half the thread stack
  * left; every loop index is covered once; every join and call completes.
  * A run that cannot complete (a deadlock) is reported, not waited for.
+ * The system may freeze meanwhile (selftests/torture.sh runs pm_test
+ * freezer cycles): the jobs of freezable pools then wait, and the time
+ * the system spent freezing is not held against their latency; none of
+ * them may start while their workers are frozen.
  *
  * As a module, loading it runs the torture (parameters below), prints one
  * summary line, and fails the load with -EIO on any anomaly. Built in, it
@@ -25,6 +31,7 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/err.h>
+#include <linux/freezer.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -32,7 +39,12 @@
 #include <linux/random.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
+#include <linux/suspend.h>
 #include <linux/timer.h>
+#include <linux/wait.h>
+#ifdef MODULE
+#include <trace/events/power.h>
+#endif
 
 #include "blitz_torture.h"
 
@@ -44,7 +56,7 @@
 enum bt_count {
 	BC_OPS, BC_SUBMITS, BC_IRQ_SUBMITS, BC_JOINS, BC_FORS, BC_CALLS,
 	BC_DEEP, BC_GROUPS, BC_WAITS, BC_B_LATE, BC_POOLS, BC_HOTPLUGS,
-	BC_REFUSED, BC_ANOMALIES, BC_NR,
+	BC_FREEZES, BC_REFUSED, BC_ANOMALIES, BC_NR,
 };
 
 static const char *const bt_op_names[BT_NR_OPS] = {
@@ -54,8 +66,8 @@ static const char *const bt_op_names[BT_NR_OPS] = {
 
 static const char *const bt_count_names[BC_NR] = {
 	"ops", "submits", "irq_submits", "joins", "fors", "calls", "deep",
-	"groups", "waits", "b_late", "pools", "hotplugs", "refused",
-	"anomalies",
+	"groups", "waits", "b_late", "pools", "hotplugs", "freezes",
+	"refused", "anomalies",
 };
 
 /* What a counted job does: BK_STACK only for the deep joins' jobs. */
@@ -65,7 +77,9 @@ struct bt_job {
 	struct blitz_job job;
 	atomic_t accepted, runs;
 	u64 submit_ns;
+	u64 frozen_ns;		/* bt_frozen_ns() at the submit */
 	enum bt_kind kind;
+	bool freezable;		/* submitted to a freezable pool */
 };
 
 struct bt_jobs {
@@ -84,12 +98,21 @@ struct bt {
 	struct mutex lock;		/* taken by jobs and around joins */
 	struct blitz_pool *pool;	/* shared, all CPUs */
 	struct blitz_pool *one[2];	/* one worker each, for calls */
+	struct blitz_pool *some;	/* some CPUs, at a nice value */
+	struct cpumask some_cpus;
+	struct blitz_pool *frz;		/* freezable */
+	struct blitz_pool *churn_frz;	/* the churn's pool, if freezable */
+	/* The time spent in system freezes, PM_SUSPEND_PREPARE to POST. */
+	raw_spinlock_t freeze_lock;
+	u64 frozen_ns, freeze_start;
+	bool freezing;
+	struct notifier_block pm_nb;
 	struct bt_jobs irq_jobs, softirq_jobs;
 	struct hrtimer hrtimer;
 	u32 hrtimer_rng;		/* get_random_u32() sleeps on RT */
 	struct timer_list timer;
 	atomic_t threads;
-	struct completion threads_done;
+	wait_queue_head_t threads_wq;
 	unsigned int nr_workers;	/* of pool */
 	atomic_t b_waiters;		/* a()s sleeping until b has run */
 };
@@ -133,6 +156,80 @@ static void bt_nap(void)
 /* The torture run a job belongs to; set before any job runs. */
 static struct bt *bt_current;
 
+/* === System freezes === */
+
+/* Nanoseconds spent in system freezes so far, the current one too. */
+static u64 bt_frozen_ns(struct bt *bt)
+{
+	unsigned long flags;
+	u64 ns;
+
+	raw_spin_lock_irqsave(&bt->freeze_lock, flags);
+	ns = bt->frozen_ns;
+	if (bt->freezing)
+		ns += ktime_get_ns() - bt->freeze_start;
+	raw_spin_unlock_irqrestore(&bt->freeze_lock, flags);
+	return ns;
+}
+
+static int bt_pm_notify(struct notifier_block *nb, unsigned long action,
+			void *data)
+{
+	struct bt *bt = container_of(nb, struct bt, pm_nb);
+	unsigned long flags;
+
+	if (action != PM_SUSPEND_PREPARE && action != PM_POST_SUSPEND)
+		return NOTIFY_DONE;
+	raw_spin_lock_irqsave(&bt->freeze_lock, flags);
+	if (action == PM_SUSPEND_PREPARE && !bt->freezing) {
+		bt->freeze_start = ktime_get_ns();
+		bt->freezing = true;
+	} else if (action == PM_POST_SUSPEND && bt->freezing) {
+		bt->frozen_ns += ktime_get_ns() - bt->freeze_start;
+		bt->freezing = false;
+		bt_inc(bt, BC_FREEZES);
+	}
+	raw_spin_unlock_irqrestore(&bt->freeze_lock, flags);
+	return NOTIFY_DONE;
+}
+
+/*
+ * Whether every freezable task is frozen: set by the suspend_resume
+ * tracepoint as freeze_processes ends, if the freezer is still on (a
+ * freeze that failed has thawed everyone by then), cleared as
+ * thaw_processes begins, before it wakes anyone. A job of a freezable
+ * pool that sees it set started while its worker was frozen. Modules
+ * only: a kernel the torture is built into may not have the tracepoint.
+ */
+static bool bt_tasks_frozen;
+
+#ifdef MODULE
+static void bt_suspend_probe(void *data, const char *action, int val,
+			     bool start)
+{
+	if (!start && !strcmp(action, "freeze_processes"))
+		WRITE_ONCE(bt_tasks_frozen,
+			   static_key_enabled(&freezer_active));
+	else if (start && !strcmp(action, "thaw_processes"))
+		WRITE_ONCE(bt_tasks_frozen, false);
+}
+
+static void bt_freeze_watch(struct bt *bt, bool on)
+{
+	if (on) {
+		if (register_trace_suspend_resume(bt_suspend_probe, NULL))
+			pr_info("no suspend_resume tracepoint: frozen workers not checked\n");
+	} else {
+		unregister_trace_suspend_resume(bt_suspend_probe, NULL);
+		tracepoint_synchronize_unregister();
+	}
+}
+#else
+static void bt_freeze_watch(struct bt *bt, bool on)
+{
+}
+#endif
+
 /* === Counted jobs === */
 
 static void bt_job_func(struct blitz_job *job)
@@ -142,9 +239,17 @@ static void bt_job_func(struct blitz_job *job)
 	enum bt_kind kind = READ_ONCE(j->kind);
 	struct bt *bt = bt_current;
 	unsigned long left = bt_stack_left();
+	bool freezable = READ_ONCE(j->freezable);
+	u64 frozen_ns = READ_ONCE(j->frozen_ns);
 	unsigned long old;
 	u64 max;
 
+	if (freezable && READ_ONCE(bt_tasks_frozen))
+		bt_anomaly(bt, "job %p of a freezable pool started while its workers were frozen",
+			   j);
+	/* Not held against it: the time the system spent freezing. */
+	if (freezable)
+		waited -= min(waited, bt_frozen_ns(bt) - frozen_ns);
 	/* From here on the job may be submitted again: read it first. */
 	if (atomic_inc_return(&j->runs) > atomic_read(&j->accepted))
 		bt_anomaly(bt, "job %p ran more often than accepted", j);
@@ -190,6 +295,23 @@ static void bt_jobs_init(struct bt_jobs *js)
 }
 
 /*
+ * A pool for jobs and joins, from @r: the shared one, the default one
+ * (NULL), the one on some CPUs, or the freezable one.
+ */
+static struct blitz_pool *bt_pick(struct bt *bt, u32 r)
+{
+	struct blitz_pool *pools[] = { bt->pool, NULL, bt->some, bt->frz };
+
+	return pools[r % ARRAY_SIZE(pools)];
+}
+
+/* Whether @pool's workers freeze with the system. */
+static bool bt_freezable(struct bt *bt, struct blitz_pool *pool)
+{
+	return pool && (pool == bt->frz || pool == READ_ONCE(bt->churn_frz));
+}
+
+/*
  * Submit the next job of @js that is not in flight, to @group if not
  * NULL, else to @pool. Accepted is counted before the submit, so that a
  * job never runs more often than accepted. Returns the submit's result,
@@ -207,6 +329,9 @@ static int __bt_submit(struct bt *bt, struct blitz_pool *pool,
 		return -EAGAIN;
 	WRITE_ONCE(j->submit_ns, ktime_get_ns());
 	WRITE_ONCE(j->kind, kind);
+	WRITE_ONCE(j->freezable, !group && bt_freezable(bt, pool));
+	if (j->freezable)
+		WRITE_ONCE(j->frozen_ns, bt_frozen_ns(bt));
 	atomic_inc(&j->accepted);
 	ret = group ? blitz_group_submit(group, &j->job) :
 		      blitz_submit(pool, &j->job);
@@ -398,6 +523,7 @@ static void bt_locked(void *arg)
 
 struct bt_deep {
 	struct bt *bt;
+	struct blitz_pool *pool;
 	struct bt_jobs *jobs;
 	unsigned int depth;
 };
@@ -426,14 +552,15 @@ static void bt_deep_level(void *arg)
 	if (d->depth >= 200 || bt_stack_left() < THREAD_SIZE / 4 + 2048)
 		return;
 	if (!(d->depth++ % 16))
-		bt_submit(d->bt, d->bt->pool, d->jobs, BK_STACK);
+		bt_submit(d->bt, d->pool, d->jobs, BK_STACK);
 	blitz_join(bt_deep_level, d, bt_deep_b, d->bt);
 }
 
-static void bt_deep(struct bt *bt, struct bt_jobs *jobs)
+static void bt_deep(struct bt *bt, struct blitz_pool *pool,
+		    struct bt_jobs *jobs)
 {
-	struct bt_deep d = { bt, jobs, 0 };
-	int ret = blitz_call(bt->pool, bt_deep_level, &d);
+	struct bt_deep d = { bt, pool, jobs, 0 };
+	int ret = blitz_call(pool, bt_deep_level, &d);
 
 	if (ret)
 		bt_anomaly(bt, "blitz_call() returned %d", ret);
@@ -683,7 +810,7 @@ static bool bt_running(struct bt *bt)
 static void bt_thread_exit(struct bt *bt)
 {
 	if (atomic_dec_and_test(&bt->threads))
-		complete(&bt->threads_done);
+		wake_up(&bt->threads_wq);
 }
 
 static int bt_thread_fn(void *arg)
@@ -700,11 +827,11 @@ static int bt_thread_fn(void *arg)
 		switch (op) {
 		case BT_SUBMIT:
 			for (i = 0; i < 16; i++)
-				bt_submit(bt, get_random_u32_below(2) ? bt->pool : NULL,
+				bt_submit(bt, bt_pick(bt, get_random_u32()),
 					  &t->jobs, get_random_u32_below(BK_STACK));
 			break;
 		case BT_JOIN:
-			bt_join(bt, get_random_u32_below(2) ? bt->pool : NULL);
+			bt_join(bt, bt_pick(bt, get_random_u32()));
 			break;
 		case BT_FOR:
 			bt_for(bt, t->cover);
@@ -713,11 +840,14 @@ static int bt_thread_fn(void *arg)
 			bt_call(bt);
 			break;
 		case BT_MUTEX:
-			if (blitz_call(bt->pool, bt_locked, bt))
+			/* Not the freezable pool: the mutex stays held. */
+			if (blitz_call(get_random_u32_below(2) ? bt->pool : bt->some,
+				       bt_locked, bt))
 				bt_anomaly(bt, "blitz_call() failed");
 			break;
 		case BT_DEEP:
-			bt_deep(bt, &t->jobs);
+			bt_deep(bt, get_random_u32_below(2) ? bt->pool : bt->some,
+				&t->jobs);
 			break;
 		case BT_GROUP:
 			bt_group(bt, &t->group_jobs);
@@ -750,7 +880,7 @@ static enum hrtimer_restart bt_hrtimer_fn(struct hrtimer *timer)
 	r ^= r >> 17;
 	r ^= r << 5;
 	bt->hrtimer_rng = r;
-	if (!bt_submit(bt, r & 1 ? bt->pool : NULL, &bt->irq_jobs, BK_PLAIN))
+	if (!bt_submit(bt, bt_pick(bt, r), &bt->irq_jobs, BK_PLAIN))
 		bt_inc(bt, BC_IRQ_SUBMITS);
 	hrtimer_forward_now(timer, ns_to_ktime((100 + r % 400) * NSEC_PER_USEC));
 	return HRTIMER_RESTART;
@@ -762,7 +892,8 @@ static void bt_timer_fn(struct timer_list *timer)
 
 	if (!bt_running(bt))
 		return;
-	if (!bt_submit(bt, bt->pool, &bt->softirq_jobs, BK_PLAIN))
+	if (!bt_submit(bt, jiffies & 1 ? bt->pool : bt->frz,
+		       &bt->softirq_jobs, BK_PLAIN))
 		bt_inc(bt, BC_IRQ_SUBMITS);
 	mod_timer(timer, jiffies + 1);
 }
@@ -778,6 +909,7 @@ static void bt_timer_fn(struct timer_list *timer)
 struct bt_churn {
 	struct bt *bt;
 	struct blitz_pool *pool;
+	struct cpumask cpus;
 	struct bt_jobs jobs;
 	struct blitz_job last;
 	bool stop, stopped;
@@ -808,19 +940,46 @@ static void bt_churn_last(struct blitz_job *job)
 		bt_nap();
 }
 
+/*
+ * Random attributes: up to one worker per online CPU, at a nice value of
+ * -5 to 5 (not weaker: the jobs must start within max_latency_ms on a
+ * loaded machine), on every housekeeping CPU or on CPU 0 (never taken
+ * offline) and some others, freezable or not.
+ */
+static void bt_churn_attrs(struct bt_churn *c, struct blitz_pool_attrs *attrs)
+{
+	unsigned int cpu;
+
+	attrs->nr_workers = 1 + get_random_u32_below(num_online_cpus());
+	attrs->nice = (int)get_random_u32_below(11) - 5;
+	attrs->cpumask = NULL;
+	if (get_random_u32_below(2)) {
+		cpumask_copy(&c->cpus, cpumask_of(0));
+		for_each_online_cpu(cpu)
+			if (get_random_u32_below(2))
+				cpumask_set_cpu(cpu, &c->cpus);
+		attrs->cpumask = &c->cpus;
+	}
+	attrs->flags = get_random_u32_below(2) ? BLITZ_POOL_FREEZABLE : 0;
+}
+
 static void bt_churn_round(struct bt *bt, struct bt_churn *c, unsigned int n)
 {
-	char name[24];
+	struct blitz_pool_attrs attrs;
 	struct task_struct *t;
+	char name[24];
 
 	snprintf(name, sizeof(name), "torture%u", n);
-	c->pool = blitz_pool_create(name, 1 + get_random_u32_below(num_online_cpus()));
+	bt_churn_attrs(c, &attrs);
+	c->pool = blitz_pool_create_attrs(name, &attrs);
 	if (IS_ERR(c->pool)) {
-		bt_anomaly(bt, "blitz_pool_create() returned %ld",
+		bt_anomaly(bt, "blitz_pool_create_attrs() returned %ld",
 			   PTR_ERR(c->pool));
 		msleep(100);
 		return;
 	}
+	if (attrs.flags & BLITZ_POOL_FREEZABLE)
+		WRITE_ONCE(bt->churn_frz, c->pool);
 	c->stop = false;
 	c->stopped = false;
 	init_completion(&c->exited);
@@ -828,16 +987,19 @@ static void bt_churn_round(struct bt *bt, struct bt_churn *c, unsigned int n)
 	t = kthread_run(bt_hammer_fn, c, "blitz_torture_hammer");
 	if (IS_ERR(t)) {
 		blitz_pool_destroy(c->pool);
+		WRITE_ONCE(bt->churn_frz, NULL);
 		return;
 	}
 	msleep(5 + get_random_u32_below(30));
 	if (blitz_submit(c->pool, &c->last))
 		bt_anomaly(bt, "could not queue a churn pool's last job");
+	/* A frozen pool's destroy waits for the thaw, and runs its jobs. */
 	blitz_pool_destroy(c->pool);
 	/* Destroy drained the pool: every accepted job has run. */
 	wait_for_completion(&c->exited);
 	if (!bt_jobs_wait(&c->jobs, 0))
 		bt_anomaly(bt, "a destroyed pool left jobs that never ran");
+	WRITE_ONCE(bt->churn_frz, NULL);
 	bt_inc(bt, BC_POOLS);
 }
 
@@ -860,10 +1022,25 @@ static int bt_churn_fn(void *arg)
 
 /* === CPU hotplug === */
 
+/*
+ * From PM_SUSPEND_PREPARE to PM_POST_SUSPEND, CPU hotplug is disabled:
+ * add_cpu() says -EBUSY, and is tried again until the freeze is over.
+ */
+static int bt_add_cpu(unsigned int cpu)
+{
+	unsigned long deadline = jiffies + BT_GRACE;
+	int ret;
+
+	while ((ret = add_cpu(cpu)) == -EBUSY && time_before(jiffies, deadline))
+		msleep(100);
+	return ret;
+}
+
 static int bt_hotplug_fn(void *arg)
 {
 	struct bt *bt = arg;
 	unsigned int cpu;
+	int ret;
 
 	while (IS_ENABLED(CONFIG_HOTPLUG_CPU) && nr_cpu_ids > 1 &&
 	       bt_running(bt)) {
@@ -871,8 +1048,10 @@ static int bt_hotplug_fn(void *arg)
 		cpu = 1 + get_random_u32_below(nr_cpu_ids - 1);
 		if (cpu_online(cpu) && !remove_cpu(cpu)) {
 			msleep(20 + get_random_u32_below(200));
-			if (add_cpu(cpu))
-				bt_anomaly(bt, "CPU %u did not come back", cpu);
+			ret = bt_add_cpu(cpu);
+			if (ret)
+				bt_anomaly(bt, "CPU %u did not come back: %d",
+					   cpu, ret);
 			bt_inc(bt, BC_HOTPLUGS);
 		}
 		msleep(100 + get_random_u32_below(300));
@@ -882,6 +1061,19 @@ static int bt_hotplug_fn(void *arg)
 }
 
 /* === The run === */
+
+/*
+ * A wait of the task that runs the torture, for at most @timeout jiffies,
+ * in which the system freezer may freeze it: that task is insmod's, a
+ * user task, which a freeze (selftests/torture.sh runs them) must freeze
+ * or fail. Uninterruptible: the freezer's fake signal would end an
+ * interruptible wait at once and for good. A kthread (KUnit's) is not
+ * frozen.
+ */
+#define bt_wait_freezable(wq, cond, timeout)				\
+	___wait_event(wq, ___wait_cond_timeout(cond),			\
+		      (TASK_UNINTERRUPTIBLE | TASK_FREEZABLE), 0, timeout,\
+		      __ret = schedule_timeout(__ret))
 
 static int bt_start(struct bt *bt, int (*fn)(void *), void *arg,
 		    const char *name)
@@ -897,22 +1089,54 @@ static int bt_start(struct bt *bt, int (*fn)(void *), void *arg,
 	return 0;
 }
 
+static void bt_pools_destroy(struct bt *bt)
+{
+	if (!IS_ERR_OR_NULL(bt->frz))
+		blitz_pool_destroy(bt->frz);
+	if (!IS_ERR_OR_NULL(bt->some))
+		blitz_pool_destroy(bt->some);
+	if (!IS_ERR_OR_NULL(bt->one[0]))
+		blitz_pool_destroy(bt->one[0]);
+	if (!IS_ERR_OR_NULL(bt->one[1]))
+		blitz_pool_destroy(bt->one[1]);
+	if (!IS_ERR_OR_NULL(bt->pool))
+		blitz_pool_destroy(bt->pool);
+}
+
+/*
+ * The pools: the shared one, two of one worker, one on the upper half of
+ * the online CPUs (CPU 0 alone if it is the only one) at nice 5, whose
+ * workers run anywhere while hotplug has taken all its CPUs, and one
+ * freezable.
+ */
 static int bt_pools(struct bt *bt)
 {
+	const struct blitz_pool_attrs frz = { .flags = BLITZ_POOL_FREEZABLE };
+	struct blitz_pool_attrs some = { .nice = 5, .cpumask = &bt->some_cpus };
+	struct blitz_pool **pools[] = {
+		&bt->pool, &bt->one[0], &bt->one[1], &bt->some, &bt->frz,
+	};
+	unsigned int cpu, i = 0;
+	int ret;
+
 	/* One worker per online CPU; CPUs go offline only later. */
 	bt->nr_workers = num_online_cpus();
+	for_each_online_cpu(cpu)
+		if (i++ >= bt->nr_workers / 2)
+			cpumask_set_cpu(cpu, &bt->some_cpus);
 	bt->pool = blitz_pool_create("torture", bt->nr_workers);
-	if (IS_ERR(bt->pool))
-		return PTR_ERR(bt->pool);
 	bt->one[0] = blitz_pool_create("torture-one-a", 1);
 	bt->one[1] = blitz_pool_create("torture-one-b", 1);
-	if (IS_ERR(bt->one[0]) || IS_ERR(bt->one[1])) {
-		if (!IS_ERR(bt->one[0]))
-			blitz_pool_destroy(bt->one[0]);
-		if (!IS_ERR(bt->one[1]))
-			blitz_pool_destroy(bt->one[1]);
-		blitz_pool_destroy(bt->pool);
-		return -ENOMEM;
+	bt->some = blitz_pool_create_attrs("torture-some", &some);
+	bt->frz = blitz_pool_create_attrs("torture-frz", &frz);
+	for (i = 0; i < ARRAY_SIZE(pools); i++) {
+		if (IS_ERR(*pools[i])) {
+			ret = PTR_ERR(*pools[i]);
+			pr_err("pool %u of %zu not created: %d\n", i,
+			       ARRAY_SIZE(pools), ret);
+			bt_pools_destroy(bt);
+			return ret;
+		}
 	}
 	return 0;
 }
@@ -953,13 +1177,17 @@ int blitz_torture_run(const struct blitz_torture_params *p, char *summary,
 	mutex_init(&bt->lock);
 	bt->min_stack = ULONG_MAX;
 	atomic_set(&bt->threads, 1);
-	init_completion(&bt->threads_done);
+	init_waitqueue_head(&bt->threads_wq);
+	raw_spin_lock_init(&bt->freeze_lock);
+	bt->pm_nb.notifier_call = bt_pm_notify;
 	bt_jobs_init(&bt->irq_jobs);
 	bt_jobs_init(&bt->softirq_jobs);
 	ret = bt_pools(bt);
 	if (ret)
 		goto out_free;
 	bt_current = bt;
+	register_pm_notifier(&bt->pm_nb);
+	bt_freeze_watch(bt, true);
 	bt->end = jiffies + bt->p.duration * HZ;
 
 	for (i = 0; i < nr; i++) {
@@ -986,7 +1214,8 @@ int blitz_torture_run(const struct blitz_torture_params *p, char *summary,
 	/* In steps: a single long wait would look like a hung task. */
 	done = false;
 	for (i = 0; !done && i < bt->p.duration + 2 * BT_GRACE / HZ; i++)
-		done = wait_for_completion_timeout(&bt->threads_done, HZ);
+		done = bt_wait_freezable(bt->threads_wq,
+					 !atomic_read(&bt->threads), HZ);
 	if (!done) {
 		WRITE_ONCE(bt->stop, true);
 		bt_anomaly(bt, "%d torture threads never finished (deadlock?)",
@@ -1005,6 +1234,8 @@ int blitz_torture_run(const struct blitz_torture_params *p, char *summary,
 		    !bt_jobs_wait(&bt->softirq_jobs, BT_GRACE))
 			bt_anomaly(bt, "jobs submitted from interrupts never ran");
 	}
+	bt_freeze_watch(bt, false);
+	unregister_pm_notifier(&bt->pm_nb);
 
 	off = scnprintf(summary, len, "duration=%us threads=%u",
 			bt->p.duration, nr);
@@ -1020,9 +1251,7 @@ int blitz_torture_run(const struct blitz_torture_params *p, char *summary,
 	if (ret)	/* stuck threads still use bt and threads */
 		return ret;
 
-	blitz_pool_destroy(bt->one[0]);
-	blitz_pool_destroy(bt->one[1]);
-	blitz_pool_destroy(bt->pool);
+	bt_pools_destroy(bt);
 	if (atomic_long_read(&bt->count[BC_ANOMALIES]))
 		ret = -EIO;
 out_free:
