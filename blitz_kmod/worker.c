@@ -397,12 +397,13 @@ int blitz_worker_fn(void *arg)
 	blitz_hint_clear(w);
 	/*
 	 * Exit only once kthread_stop() asks: it reads our task's flags, as
-	 * do_exit() writes them (KCSAN reported the pair).
+	 * do_exit() writes them (KCSAN reported the pair). Frozen here, as
+	 * a freeze may come while the stopper waits for a frozen sibling.
 	 */
-	set_current_state(TASK_IDLE);
+	set_current_state(TASK_IDLE | TASK_FREEZABLE);
 	while (!kthread_should_stop()) {
 		schedule();
-		set_current_state(TASK_IDLE);
+		set_current_state(TASK_IDLE | TASK_FREEZABLE);
 	}
 	__set_current_state(TASK_RUNNING);
 	return 0;
