@@ -234,56 +234,51 @@ static void counted_free(struct counted *c)
 	vfree(c->jobs);
 }
 
-/* === Submitters on every CPU === */
+/* === On every CPU === */
 
-struct submitter {
-	struct counted *c;
-	unsigned int first, range, count;
+struct on_cpu {
+	int (*fn)(unsigned int cpu, void *arg);
+	void *arg;
+	unsigned int cpu;
+	int ret;
 	struct completion done;
 };
 
-static int submitter_fn(void *arg)
+static int on_cpu_fn(void *arg)
 {
-	struct submitter *s = arg;
-	unsigned int i;
+	struct on_cpu *o = arg;
 
-	for (i = 0; i < s->count; i++) {
-		/* -EBUSY: this job is still queued; move on to the next. */
-		counted_submit(s->c, s->first + get_random_u32_below(s->range));
-		if (!(i % 1024))
-			cond_resched();
-	}
-	complete(&s->done);
+	o->ret = o->fn(o->cpu, o->arg);
+	complete(&o->done);
 	while (!kthread_should_stop())
 		schedule_timeout_idle(HZ);
 	return 0;
 }
 
-/* Submit @per_cpu jobs from a kthread bound to each online CPU. */
-static int submit_from_cpus(struct counted *c, unsigned int per_cpu)
+/*
+ * fn(cpu, arg) in a kthread bound to each CPU of @cpus, all at once: the
+ * first error of the calls, once all returned.
+ */
+static int on_cpus(const struct cpumask *cpus,
+		   int (*fn)(unsigned int cpu, void *arg), void *arg)
 {
-	unsigned int nr = num_online_cpus(), i = 0, cpu;
+	unsigned int nr = cpumask_weight(cpus), i = 0, cpu;
 	struct task_struct **tasks;
-	struct submitter *s;
+	struct on_cpu *o;
 	int ret = 0;
 
-	s = kcalloc(nr, sizeof(*s), GFP_KERNEL);
+	o = kcalloc(nr, sizeof(*o), GFP_KERNEL);
 	tasks = kcalloc(nr, sizeof(*tasks), GFP_KERNEL);
-	if (!s || !tasks) {
+	if (!o || !tasks) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	for_each_online_cpu(cpu) {
+	for_each_cpu(cpu, cpus) {
 		if (i == nr)
 			break;
-		s[i].c = c;
-		/* Each submitter has jobs of its own: only it gets -EBUSY. */
-		s[i].range = c->nr / nr;
-		s[i].first = i * s[i].range;
-		s[i].count = per_cpu;
-		init_completion(&s[i].done);
-		tasks[i] = kthread_create(submitter_fn, &s[i], "blitz_submit/%u",
-					  cpu);
+		o[i] = (struct on_cpu){ .fn = fn, .arg = arg, .cpu = cpu };
+		init_completion(&o[i].done);
+		tasks[i] = kthread_create(on_cpu_fn, &o[i], "blitz_test/%u", cpu);
 		if (IS_ERR(tasks[i])) {
 			ret = PTR_ERR(tasks[i]);
 			break;
@@ -295,13 +290,46 @@ static int submit_from_cpus(struct counted *c, unsigned int per_cpu)
 	}
 	nr = i;
 	for (i = 0; i < nr; i++) {
-		wait_for_completion(&s[i].done);
+		wait_for_completion(&o[i].done);
 		kthread_stop(tasks[i]);
+		if (!ret)
+			ret = o[i].ret;
 	}
 out:
 	kfree(tasks);
-	kfree(s);
+	kfree(o);
 	return ret;
+}
+
+/* === Submitters on every CPU === */
+
+struct submit_load {
+	struct counted *c;
+	unsigned int range, count;
+};
+
+/* Each CPU's submitter has jobs of its own: only it gets -EBUSY. */
+static int submit_fn(unsigned int cpu, void *arg)
+{
+	struct submit_load *l = arg;
+	unsigned int i;
+
+	for (i = 0; i < l->count; i++) {
+		/* -EBUSY: this job is still queued; move on to the next. */
+		counted_submit(l->c, cpu * l->range +
+				     get_random_u32_below(l->range));
+		if (!(i % 1024))
+			cond_resched();
+	}
+	return 0;
+}
+
+/* Submit @per_cpu jobs from a kthread bound to each online CPU. */
+static int submit_from_cpus(struct counted *c, unsigned int per_cpu)
+{
+	struct submit_load l = { c, c->nr / nr_cpu_ids, per_cpu };
+
+	return on_cpus(cpu_online_mask, submit_fn, &l);
 }
 
 /* === The tests === */
@@ -1286,72 +1314,6 @@ static int test_sort(void)
 	}
 	vfree(a);
 	return ret ?: sum == sorted_sum ? 0 : -EINVAL;
-}
-
-/* === On every CPU === */
-
-struct on_cpu {
-	int (*fn)(unsigned int cpu, void *arg);
-	void *arg;
-	unsigned int cpu;
-	int ret;
-	struct completion done;
-};
-
-static int on_cpu_fn(void *arg)
-{
-	struct on_cpu *o = arg;
-
-	o->ret = o->fn(o->cpu, o->arg);
-	complete(&o->done);
-	while (!kthread_should_stop())
-		schedule_timeout_idle(HZ);
-	return 0;
-}
-
-/*
- * fn(cpu, arg) in a kthread bound to each CPU of @cpus, all at once: the
- * first error of the calls, once all returned.
- */
-static int on_cpus(const struct cpumask *cpus,
-		   int (*fn)(unsigned int cpu, void *arg), void *arg)
-{
-	unsigned int nr = cpumask_weight(cpus), i = 0, cpu;
-	struct task_struct **tasks;
-	struct on_cpu *o;
-	int ret = 0;
-
-	o = kcalloc(nr, sizeof(*o), GFP_KERNEL);
-	tasks = kcalloc(nr, sizeof(*tasks), GFP_KERNEL);
-	if (!o || !tasks) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for_each_cpu(cpu, cpus) {
-		if (i == nr)
-			break;
-		o[i] = (struct on_cpu){ .fn = fn, .arg = arg, .cpu = cpu };
-		init_completion(&o[i].done);
-		tasks[i] = kthread_create(on_cpu_fn, &o[i], "blitz_test/%u", cpu);
-		if (IS_ERR(tasks[i])) {
-			ret = PTR_ERR(tasks[i]);
-			break;
-		}
-		kthread_bind(tasks[i], cpu);
-		wake_up_process(tasks[i]);
-		i++;
-	}
-	nr = i;
-	for (i = 0; i < nr; i++) {
-		wait_for_completion(&o[i].done);
-		kthread_stop(tasks[i]);
-		if (!ret)
-			ret = o[i].ret;
-	}
-out:
-	kfree(tasks);
-	kfree(o);
-	return ret;
 }
 
 /* fib(n) with a join at every node, each node noting where it ran. */
