@@ -16,8 +16,11 @@ worker_ticks() {
 	for p in /proc/[0-9]*; do
 		read -r comm < "$p/comm" 2>/dev/null || continue
 		case $comm in blitz/default/*) ;; *) continue ;; esac
-		# shellcheck disable=SC2046 # split the fields on purpose
-		set -- $(sed 's/.*) //' "$p/stat")
+		# A parked spare exits after spare_idle_ms: it may be gone
+		# between the two reads.
+		stat=$(cat "$p/stat" 2>/dev/null) || continue
+		# shellcheck disable=SC2086 # split the fields on purpose
+		set -- ${stat##*) }
 		t=$((t + ${12} + ${13}))
 	done
 	echo $t
