@@ -4,10 +4,11 @@
  * Loading the module runs three freeze cycles, each pm_suspend(
  * PM_SUSPEND_TO_IDLE), which is what "echo freeze > /sys/power/state"
  * does, stopped at the freezer by /sys/power/pm_test: tasks stay frozen
- * for pm_test_delay (5 s), then thaw. Without "freezer" selected there,
- * the module skips its tests rather than suspend the machine. It prints
- * one TAP line per test and fails the load if any failed
- * (kselftest_module.h); selftests/blitz_freeze.sh loads it.
+ * for pm_test_delay (blitz_freeze.sh sets 2 s), then thaw. Without
+ * "freezer" selected there, the module skips its tests rather than
+ * suspend the machine. It prints one TAP line per test and fails the
+ * load if any failed (kselftest_module.h); selftests/blitz_freeze.sh
+ * loads it.
  *
  * Where the workers of a freezable pool are frozen is known exactly: the
  * suspend_resume tracepoint fires as freeze_processes ends (every
@@ -54,10 +55,10 @@
 
 #include "kselftest_module.h"
 
-static unsigned int min_frozen_ms = 4000;
+static unsigned int min_frozen_ms = 1500;
 module_param(min_frozen_ms, uint, 0444);
 MODULE_PARM_DESC(min_frozen_ms,
-		 "shortest freeze accepted, in ms (default 4000; pm_test's is 5 s)");
+		 "shortest freeze accepted, in ms (default 1500, for a pm_test_delay of 2 s)");
 
 static unsigned int max_gap_ms = 1000;
 module_param(max_gap_ms, uint, 0444);
