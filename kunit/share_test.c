@@ -14,6 +14,7 @@
 #include <linux/err.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
 
 #include "../blitz_kmod/blitz.h"
 #include "../selftests/fib.h"
@@ -504,13 +505,17 @@ struct renew {
 
 /*
  * Long enough for the joiner, woken by the promotion of the frame of one
- * leaf, to steal it while the thief runs the other.
+ * leaf, to steal it while the thief runs the other. Timed by the clock,
+ * not mdelay(): under TCG, a secondary CPU's delay loop calibration can
+ * fail low, and its mdelay(5) took 0.1 ms in an x86_64 KUnit run.
  */
 static void renew_leaf(void *arg)
 {
 	struct renew *r = arg;
+	u64 end = ktime_get_ns() + 5 * NSEC_PER_MSEC;
 
-	mdelay(5);
+	while (ktime_get_ns() < end)
+		cpu_relax();
 	atomic_inc(&r->leaves);
 	if (blitz_current_worker() == r->a_worker)
 		atomic_inc(&r->leaves_on_a);
