@@ -40,6 +40,7 @@ seen=$(dmesg | wc -l)
 start=$(date +%s)
 taskset 1 insmod /modules/blitz_freeze.ko
 rc=$?
+kstm_failed blitz_freeze "$seen" && rc=1
 echo "# three freeze cycles in $(($(date +%s) - start)) s"
 dmesg | tail -n +$((seen + 1)) |
 	grep -e 'blitz_freeze:' -e 'PM: suspend debug' -e 'Freezing' |
