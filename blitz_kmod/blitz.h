@@ -288,6 +288,7 @@ u64 blitz_idle_work_found(struct blitz_worker *w);
 void blitz_idle_no_work_found(struct blitz_worker *w, struct blitz_idle *idle,
 			      struct blitz_latch *latch);
 void blitz_wake_for_job(struct blitz_pool *pool, unsigned int near);
+void blitz_wake_stale(struct blitz_pool *pool, unsigned int near);
 bool blitz_wake_worker(struct blitz_worker *w);
 void blitz_latch_sleep(struct blitz_worker *w, struct blitz_latch *latch,
 		       bool (*ready)(void *arg), void *arg, unsigned int state);

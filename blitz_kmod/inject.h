@@ -21,6 +21,7 @@
 /**
  * struct blitz_inject - an injection queue
  * @list: where producers push, newest first
+ * @since: jiffies when @list last went from empty to not empty
  * @lock: serialises the takers
  * @backlog: jobs moved off @list, oldest first; written under @lock
  * @moving: a taker has jobs out, to put back; under @lock
@@ -29,6 +30,7 @@
  */
 struct blitz_inject {
 	struct llist_head list;
+	unsigned long since;
 	raw_spinlock_t lock ____cacheline_aligned_in_smp;
 	struct llist_node *backlog;
 	bool moving;
@@ -37,6 +39,7 @@ struct blitz_inject {
 static inline void blitz_inject_init(struct blitz_inject *q)
 {
 	init_llist_head(&q->list);
+	q->since = jiffies;
 	raw_spin_lock_init(&q->lock);
 	q->backlog = NULL;
 	q->moving = false;
@@ -56,6 +59,17 @@ static inline bool blitz_inject_add(struct blitz_inject *q,
 		node->next = first;
 	} while (!try_cmpxchg(&q->list.first, &first, node));
 	return !first;
+}
+
+/*
+ * Whether the jobs on @q's list have waited there for over a tick: those
+ * of a producer that found the list not empty ride along with the first,
+ * which was posted, and nobody has taken it since. A hint: read without
+ * ordering, it may belong to the list's previous fill.
+ */
+static inline bool blitz_inject_stale(struct blitz_inject *q)
+{
+	return time_after(jiffies, READ_ONCE(q->since) + 1);
 }
 
 /*

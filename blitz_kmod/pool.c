@@ -530,6 +530,12 @@ static __always_inline bool blitz_submit_get(struct blitz_pool *pool,
  * woke, homed here, cannot run: then each job is posted, so that another
  * worker is woken (blitz_wake_for_job()).
  *
+ * A job that rides along on a list nobody has taken for over a tick
+ * wakes a sleeper, whatever the count of awake idle workers says: one
+ * counted there may have been woken on a CPU that a task holds without
+ * yielding (pm_test's mdelay() held CPU 0 for 2 s), and the first job's
+ * post counted on it (blitz_wake_stale()).
+ *
  * From an interrupt of an idle CPU, the worker homed there can run the
  * job as soon as the interrupt returns: if it sleeps, wake it, even when
  * awake idle workers elsewhere would find the job. They may not be
@@ -552,14 +558,18 @@ static __always_inline void blitz_inject(struct blitz_pool *pool,
 	w = pool->workers[i];
 	first = blitz_inject_add(&w->inject, &job->node);
 	blitz_race_window(BLITZ_RACE_INJECT_WAKE);
-	if (first)
+	if (first) {
+		WRITE_ONCE(w->inject.since, jiffies);
 		blitz_inject_mark(pool->queued, i);
+	}
 	if (blitz_on_idle_task() && w->cpu == cpu &&
 	    test_bit(i, pool->sleepers) && blitz_wake_worker(w))
 		return;
 	/* blitz_inject_add() is fully ordered: no barrier of our own. */
 	if (first || blitz_woken_behind_us(w))
 		__blitz_new_jobs(pool, i);
+	else if (unlikely(blitz_inject_stale(&w->inject)))
+		blitz_wake_stale(pool, i);
 }
 
 /*

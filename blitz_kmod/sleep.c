@@ -298,6 +298,20 @@ void blitz_wake_for_job(struct blitz_pool *pool, unsigned int near)
 		blitz_wake_one(pool, near);
 }
 
+/*
+ * Jobs injected at worker @near have waited over a tick (blitz_inject()):
+ * wake a sleeper, @near first, even if workers are counted awake and idle.
+ * Only ever an extra wake-up: the posts that counted on them stand. Any
+ * context.
+ */
+void blitz_wake_stale(struct blitz_pool *pool, unsigned int near)
+{
+	unsigned int n = blitz_nr_slots(pool);
+
+	if (blitz_next_sleeper(pool, 0, n) < n)
+		blitz_wake_one(pool, near);
+}
+
 /**
  * blitz_latch_sleep - sleep until a latch is set, or there is work
  * @w: the worker waiting, or NULL for a task that is not one

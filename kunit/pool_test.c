@@ -301,6 +301,115 @@ static void pool_test_wake_behind_poster(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pool_test_sleeping(pool), 1U);
 }
 
+/* === A worker woken on a CPU that does not yield === */
+
+#define HOLD_MS		1000
+#define HOLD_JOBS	200
+
+struct hold {
+	struct blitz_pool *pool;
+	struct blitz_job jobs[HOLD_JOBS];
+	atomic_t ran;
+	ktime_t first_ran;
+	bool queued;
+	struct completion held;
+};
+
+static struct hold *hold_test;
+
+static void hold_func(struct blitz_job *job)
+{
+	struct hold *h = hold_test;
+
+	/* jobs[1] is the first queued on the second CPU. */
+	if (job == &h->jobs[1])
+		WRITE_ONCE(h->first_ran, ktime_get());
+	atomic_inc(&h->ran);
+}
+
+/* On the first CPU: queue jobs[0], which wakes its worker, then hold. */
+static int hold_cpu(void *arg)
+{
+	struct hold *h = arg;
+	ktime_t end = ktime_add_ms(ktime_get(), HOLD_MS);
+
+	preempt_disable();
+	WARN_ON(blitz_submit(h->pool, &h->jobs[0]));
+	WRITE_ONCE(h->queued, true);
+	while (ktime_before(ktime_get(), end))
+		cpu_relax();
+	preempt_enable();
+	complete(&h->held);
+	return 0;
+}
+
+/*
+ * Every worker asleep, a job queued on the first CPU wakes the worker
+ * homed there, which cannot run: a task holds that CPU for HOLD_MS
+ * without yielding. That worker is counted awake and idle, so the post of
+ * a job queued on the second CPU wakes nobody, and the jobs after it ride
+ * along. A job riding along on a list nobody took for over a tick wakes
+ * a sleeper: the second CPU's job runs long before the hold ends. Without
+ * that, it waited for the hold (pm_test's mdelay() held CPU 0 for 2 s in
+ * a guest, and the default pool started no job for 1.8 s).
+ */
+static void pool_test_woken_held(struct kunit *test)
+{
+	struct blitz_pool_attrs attrs = { .nr_workers = 2 };
+	struct hold *h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	unsigned int c0, c1, i, sent = 1;
+	struct task_struct *t;
+	cpumask_var_t mask;
+	ktime_t queued;
+	s64 waited;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two CPUs");
+	KUNIT_ASSERT_TRUE(test, zalloc_cpumask_var(&mask, GFP_KERNEL));
+	c0 = cpumask_first(cpu_online_mask);
+	c1 = cpumask_next(c0, cpu_online_mask);
+	cpumask_set_cpu(c0, mask);
+	cpumask_set_cpu(c1, mask);
+	attrs.cpumask = mask;
+	h->pool = blitz_pool_create_attrs("kunit-held", &attrs);
+	free_cpumask_var(mask);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(h->pool));
+	hold_test = h;
+	for (i = 0; i < HOLD_JOBS; i++)
+		blitz_job_init(&h->jobs[i], hold_func);
+	init_completion(&h->held);
+	for (i = 0; i < 250 && pool_test_sleeping(h->pool) < 2; i++)
+		msleep(20);
+	KUNIT_ASSERT_EQ(test, pool_test_sleeping(h->pool), 2U);
+
+	t = kthread_create(hold_cpu, h, "kunit-hold");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, c0);
+	set_cpus_allowed_ptr(current, cpumask_of(c1));
+	wake_up_process(t);
+	while (!READ_ONCE(h->queued))
+		usleep_range(100, 200);
+	queued = ktime_get();
+	KUNIT_EXPECT_EQ(test, blitz_submit(h->pool, &h->jobs[1]), 0);
+	/* A job a millisecond, from the second CPU, until the first ran. */
+	while (!READ_ONCE(h->first_ran) && ++sent < HOLD_JOBS &&
+	       !completion_done(&h->held)) {
+		usleep_range(1000, 1100);
+		KUNIT_EXPECT_EQ(test, blitz_submit(h->pool, &h->jobs[sent]), 0);
+	}
+	wait_for_completion(&h->held);
+	set_cpus_allowed_ptr(current, cpu_possible_mask);
+	blitz_pool_destroy(h->pool);
+	KUNIT_EXPECT_EQ(test, atomic_read(&h->ran),
+			(int)min_t(unsigned int, sent + 1, HOLD_JOBS));
+	KUNIT_ASSERT_NE(test, h->first_ran, 0);
+	waited = ktime_ms_delta(h->first_ran, queued);
+	kunit_info(test, "the second CPU's first job waited %lld ms; %u sent",
+		   waited, sent);
+	KUNIT_EXPECT_LT(test, waited, (s64)HOLD_MS / 4);
+}
+
 struct race_submit {
 	struct blitz_pool *pool;
 	struct pool_test_job j;
@@ -544,6 +653,7 @@ static struct kunit_case pool_test_cases[] = {
 	KUNIT_CASE(pool_test_leaving_idle_wakes),
 	KUNIT_CASE(pool_test_wake_throttle),
 	KUNIT_CASE(pool_test_wake_behind_poster),
+	KUNIT_CASE(pool_test_woken_held),
 	KUNIT_CASE(pool_test_submit_races_destroy),
 	KUNIT_CASE(pool_test_credits_irq),
 	KUNIT_CASE(pool_test_destroy_drains),
