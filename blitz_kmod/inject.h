@@ -21,7 +21,7 @@
 /**
  * struct blitz_inject - an injection queue
  * @list: where producers push, newest first
- * @since: jiffies when @list last went from empty to not empty
+ * @since: jiffies when a submit last found @list empty (blitz_inject())
  * @lock: serialises the takers
  * @backlog: jobs moved off @list, oldest first; written under @lock
  * @moving: a taker has jobs out, to put back; under @lock
