@@ -533,8 +533,8 @@ static __always_inline bool blitz_submit_get(struct blitz_pool *pool,
  * A job that rides along on a list nobody has taken for over a tick
  * wakes a sleeper, whatever the count of awake idle workers says: one
  * counted there may have been woken on a CPU that a task holds without
- * yielding (pm_test's mdelay() held CPU 0 for 2 s), and the first job's
- * post counted on it (blitz_wake_stale()).
+ * yielding (a busy loop under voluntary preemption, a SCHED_FIFO task),
+ * and the first job's post counted on it (blitz_wake_stale()).
  *
  * From an interrupt of an idle CPU, the worker homed there can run the
  * job as soon as the interrupt returns: if it sleeps, wake it, even when

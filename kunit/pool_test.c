@@ -349,9 +349,8 @@ static int hold_cpu(void *arg)
  * without yielding. That worker is counted awake and idle, so the post of
  * a job queued on the second CPU wakes nobody, and the jobs after it ride
  * along. A job riding along on a list nobody took for over a tick wakes
- * a sleeper: the second CPU's job runs long before the hold ends. Without
- * that, it waited for the hold (pm_test's mdelay() held CPU 0 for 2 s in
- * a guest, and the default pool started no job for 1.8 s).
+ * a sleeper: the second CPU's job runs long before the hold ends, not
+ * when it ends.
  */
 static void pool_test_woken_held(struct kunit *test)
 {
