@@ -75,7 +75,7 @@ MODULE_PARM_DESC(worker_slice_us,
  * Give @task a short slice: EEVDF then lets it preempt the task that woke
  * it, as a kworker woken by queue_work() does, instead of waiting for the
  * waker to block or its slice to end (Documentation/blitz/design.rst,
- * "Short slice"). Kernels before 6.12 ignore the slice.
+ * "Kernel adaptations"). Kernels before 6.12 ignore the slice.
  */
 static void blitz_set_slice(struct task_struct *task)
 {
