@@ -1403,7 +1403,7 @@ static int group_where(struct blitz_pool *pool, struct where *w,
 /* === Isolated CPUs === */
 
 #define ISO_JOBS	20000	/* per CPU and pool, from a task */
-#define ISO_RANGE	2048	/* jobs of each CPU's submitter, per pool */
+#define ISO_RANGE	2048	/* jobs of each CPU's task, and of its hrtimer */
 #define ISO_FIRES	50	/* hrtimer interrupts per CPU */
 #define ISO_BATCH	32	/* jobs per interrupt and pool */
 #define ISO_LOOP	2048	/* parallel_for indices */
@@ -1427,13 +1427,17 @@ struct iso {
 	struct iso_cpu *cpus;		/* nr_cpu_ids */
 };
 
-/* Submit job @i of each pool's share of @s's CPU. */
+/*
+ * Submit job @i of each pool's share of @s's CPU: the task's below
+ * ISO_RANGE, the hrtimer's above, so that the hrtimer's first submits
+ * are accepted even when every job of the task is still queued.
+ */
 static int iso_submit(struct iso_cpu *s, unsigned int i)
 {
 	int p, ok = 0;
 
 	for (p = 0; p < 2; p++)
-		ok += !counted_submit(&s->t->c[p], s->cpu * ISO_RANGE + i);
+		ok += !counted_submit(&s->t->c[p], s->cpu * 2 * ISO_RANGE + i);
 	return ok;
 }
 
@@ -1447,7 +1451,8 @@ static enum hrtimer_restart iso_hrtimer(struct hrtimer *timer)
 	if (smp_processor_id() != s->cpu)
 		s->wrong_cpu = true;
 	for (i = 0; i < ISO_BATCH; i++)
-		s->from_irq += iso_submit(s, s->next++ % ISO_RANGE);
+		s->from_irq += iso_submit(s, ISO_RANGE +
+					     s->next++ % ISO_RANGE);
 	if (++s->fires >= ISO_FIRES) {
 		complete(&s->fired);
 		return HRTIMER_NORESTART;
@@ -1587,8 +1592,9 @@ static int test_isolated(void)
 	t->cpus = kcalloc(nr_cpu_ids, sizeof(*t->cpus), GFP_KERNEL);
 	ret = IS_ERR(t->pool) ? PTR_ERR(t->pool) : t->cpus ? 0 : -ENOMEM;
 	ret = ret ?: where_init(&t->where, hk);
-	ret = ret ?: counted_init(&t->c[0], NULL, nr_cpu_ids * ISO_RANGE);
-	ret = ret ?: counted_init(&t->c[1], t->pool, nr_cpu_ids * ISO_RANGE);
+	ret = ret ?: counted_init(&t->c[0], NULL, nr_cpu_ids * 2 * ISO_RANGE);
+	ret = ret ?: counted_init(&t->c[1], t->pool,
+				  nr_cpu_ids * 2 * ISO_RANGE);
 	if (ret)
 		goto out;
 	for (p = 0; p < 2; p++)
