@@ -33,10 +33,12 @@ run_selftest() {
 	seen=$(dmesg | wc -l)
 	insmod /modules/blitz_selftest.ko "$@"
 	rc=$?
+	# Loaded even if its first run failed: unload it, so that the tests
+	# after this one can load it again.
+	[ $rc = 0 ] && rmmod blitz_selftest
 	dmesg | tail -n +$((seen + 1)) | grep 'blitz_selftest:' |
 		sed 's/^\[[^]]*\] /# /'
 	kstm_failed blitz_selftest "$seen" && rc=1
-	[ $rc = 0 ] && rmmod blitz_selftest
 	return $rc
 }
 
