@@ -301,16 +301,25 @@ void blitz_hint_clear(struct blitz_worker *w);
 void blitz_execute(struct blitz_worker *w, struct blitz_job *job);
 int blitz_worker_fn(void *arg);
 
+/*
+ * Whether the task we run as, or interrupted, has @flag, one that never
+ * changes for a task (PF_KTHREAD, PF_IDLE). Any context.
+ */
+static inline bool blitz_current_has(unsigned int flag)
+{
+	/*
+	 * From an interrupt, the task may be in the middle of a plain
+	 * read-modify-write of its other flags (copy_process() clears
+	 * PF_NPROC_EXCEEDED of current, exit_signals() sets PF_EXITING):
+	 * either value of the word has the same @flag.
+	 */
+	return data_race(current->flags & flag);
+}
+
 /* Whether we interrupted, or are, the idle task of this CPU. Any context. */
 static inline bool blitz_on_idle_task(void)
 {
-	/*
-	 * PF_IDLE never changes for a task, but from an interrupt the task
-	 * we interrupted may be in the middle of a plain read-modify-write
-	 * of its other flags (copy_process() clears PF_NPROC_EXCEEDED of
-	 * current): either value of the word has the same PF_IDLE.
-	 */
-	return data_race(is_idle_task(current));
+	return blitz_current_has(PF_IDLE);
 }
 
 /*
@@ -325,7 +334,7 @@ static inline struct blitz_worker *blitz_hinted_worker(void)
 {
 	struct blitz_forks *forks;
 
-	if (!(current->flags & PF_KTHREAD))
+	if (!blitz_current_has(PF_KTHREAD))
 		return NULL;
 	forks = __blitz_hinted_forks();
 	/* The forks come first in a worker: NULL stays NULL. */
@@ -343,7 +352,7 @@ static inline struct blitz_worker *blitz_current_worker(void)
 {
 	struct blitz_worker *w = blitz_hinted_worker();
 
-	if (likely(w) || !in_task() || !(current->flags & PF_KTHREAD))
+	if (likely(w) || !in_task() || !blitz_current_has(PF_KTHREAD))
 		return w;
 	return blitz_hint_lookup();
 }
