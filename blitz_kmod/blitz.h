@@ -302,8 +302,9 @@ void blitz_execute(struct blitz_worker *w, struct blitz_job *job);
 int blitz_worker_fn(void *arg);
 
 /*
- * Whether the task we run as, or interrupted, has @flag, one that never
- * changes for a task (PF_KTHREAD, PF_IDLE). Any context.
+ * Whether the task we run as, or interrupted, has @flag, one that only
+ * that task itself changes, if ever (PF_KTHREAD never; PF_IDLE around
+ * idle injection, play_idle_precise()). Any context.
  */
 static inline bool blitz_current_has(unsigned int flag)
 {
@@ -311,7 +312,7 @@ static inline bool blitz_current_has(unsigned int flag)
 	 * From an interrupt, the task may be in the middle of a plain
 	 * read-modify-write of its other flags (copy_process() clears
 	 * PF_NPROC_EXCEEDED of current, exit_signals() sets PF_EXITING):
-	 * either value of the word has the same @flag.
+	 * either value of the word has the @flag that the task has now.
 	 */
 	return data_race(current->flags & flag);
 }
