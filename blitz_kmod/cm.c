@@ -144,9 +144,8 @@ void blitz_cm_worker_init(struct blitz_worker *w)
 /*
  * @next, switched in as @w blocks, is a worker of @w's pool and CPU that
  * blocked and has been woken: its sched_in, next on this CPU, counts it
- * running again, so no spare is needed: one woken would start here
- * first, the irq_work running before that sched_in, only to find it
- * running and park again.
+ * running again, so no spare is needed. Woken spares would otherwise
+ * start here before it, only to find it running and park again.
  */
 static bool blitz_next_unblocks(struct blitz_worker *w,
 				struct task_struct *next)

@@ -501,8 +501,8 @@ static void handover_third(struct blitz_job *job)
 /*
  * A worker that blocks while a woken worker of its CPU waits to run hands
  * the CPU to it: no parked spare is put on duty, and the woken worker runs
- * the job left queued. A spare put on duty would start ahead of it and
- * take the job.
+ * the job left queued. Before, the spare started ahead of it and took the
+ * job.
  */
 static void cm_test_handover(struct kunit *test)
 {
