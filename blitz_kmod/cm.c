@@ -142,23 +142,6 @@ void blitz_cm_worker_init(struct blitz_worker *w)
 
 #ifdef CONFIG_PREEMPT_NOTIFIERS
 /*
- * @next, switched in as @w blocks, is a worker of @w's pool and CPU that
- * blocked and has been woken: its sched_in, next on this CPU, counts it
- * running again, so no spare is needed. Woken spares would otherwise
- * start here before it, only to find it running and park again.
- */
-static bool blitz_next_unblocks(struct blitz_worker *w,
-				struct task_struct *next)
-{
-	struct blitz_worker *n;
-
-	if (kthread_func(next) != blitz_worker_fn)
-		return false;
-	n = kthread_data(next);
-	return n->pool == w->pool && n->cpu == w->cpu && n->blocked;
-}
-
-/*
  * The worker is switched out, with the runqueue lock held and interrupts
  * off: nothing here may wake a task, the irq_work does (hard, also on
  * PREEMPT_RT; it runs as soon as this CPU enables interrupts). Only at
@@ -199,8 +182,7 @@ static void blitz_sched_out(struct preempt_notifier *pn,
 		w->blocked = true;
 		blitz_stat_inc(w, BLITZ_STAT_BLOCKS);
 		trace_blitz_block(w->pool->name, w->index);
-		if (atomic_dec_and_test(&blitz_cm_cpu(w)->nr_running) &&
-		    !blitz_next_unblocks(w, next))
+		if (atomic_dec_and_test(&blitz_cm_cpu(w)->nr_running))
 			defer |= BIT(BLITZ_DEFER_SPARE);
 	} else if (state == TASK_RUNNING && cm == BLITZ_CM_LOOKING) {
 		/*
