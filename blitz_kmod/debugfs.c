@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs: blitz/<pool>/stats and blitz/<pool>/state.
+ * debugfs: blitz/<pool>/stats, state, cpus and attrs.
  *
  * stats is a table: a header line of column names, one row per worker
  * (spares' slots too), a "total" row. state decodes the pool's counter
- * word, and counts its blocked and spare workers, on one line.
+ * word, and counts its blocked and spare workers, on one line. cpus has
+ * a line of concurrency management's counts per CPU of the pool.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -92,6 +93,39 @@ static int state_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(state);
 
+/*
+ * For each CPU of the pool, what concurrency management counts there
+ * (cm.c): its lists under its lock, as the notifiers' irq_work and the
+ * manager change them; the counts beside them a snapshot.
+ */
+static int cpus_show(struct seq_file *m, void *v)
+{
+	struct blitz_pool *pool = m->private;
+	unsigned int on_duty, parked;
+	struct blitz_cm_cpu *cm;
+	struct list_head *pos;
+	bool want;
+	int cpu;
+
+	for_each_cpu(cpu, pool->cpumask) {
+		cm = per_cpu_ptr(pool->cm, cpu);
+		on_duty = 0;
+		parked = 0;
+		raw_spin_lock_irq(&cm->lock);
+		list_for_each(pos, &cm->on_duty)
+			on_duty++;
+		list_for_each(pos, &cm->parked)
+			parked++;
+		want = cm->want;
+		raw_spin_unlock_irq(&cm->lock);
+		seq_printf(m, "cpu=%d running=%d dozing=%d on_duty=%u parked=%u want=%d\n",
+			   cpu, atomic_read(&cm->nr_running),
+			   atomic_read(&cm->nr_dozing), on_duty, parked, want);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(cpus);
+
 /* What the pool was made with; the housekeeping CPUs for no cpumask. */
 static int attrs_show(struct seq_file *m, void *v)
 {
@@ -121,6 +155,7 @@ int blitz_debugfs_add_pool(struct blitz_pool *pool)
 	pool->debugfs = dir;
 	debugfs_create_file("stats", 0444, dir, pool, &stats_fops);
 	debugfs_create_file("state", 0444, dir, pool, &state_fops);
+	debugfs_create_file("cpus", 0444, dir, pool, &cpus_fops);
 	debugfs_create_file("attrs", 0444, dir, pool, &attrs_fops);
 	return 0;
 }

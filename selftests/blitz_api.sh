@@ -27,7 +27,7 @@ worker_ticks() {
 }
 
 ktap_print_header
-ktap_set_plan 9
+ktap_set_plan 10
 
 insmod /modules/blitz.ko
 ktap_status $? "insmod blitz.ko"
@@ -60,6 +60,12 @@ wait_asleep 10
 s=$?
 echo "# asleep after ${waited}00 ms: $(cat $DBG/state)"
 ktap_status $s "all workers asleep within 1 s"
+
+# Quiet: each CPU of the pool counts its worker, asleep, as running.
+cat $DBG/cpus | sed 's/^/# /'
+lines=$(grep -Ec '^cpu=[0-9]+ running=[1-9][0-9]* dozing=[0-9]+ on_duty=[0-9]+ parked=[0-9]+ want=[01]$' $DBG/cpus)
+[ "$lines" = "$workers" ] && [ "$(wc -l < $DBG/cpus)" = "$workers" ]
+ktap_status $? "debugfs cpus: a line per CPU, its worker counted running"
 
 t0=$(worker_ticks)
 sleep 5

@@ -99,8 +99,12 @@ case $summary in
 esac
 ktap_status $pass "summary: no anomaly"
 if [ $pass != 0 ]; then
-	# Every task's stack into the kernel log, for the post-mortem; a
-	# stuck torture stays loaded, and so does blitz.
+	# Every pool's counts and every task's stack, for the post-mortem;
+	# a stuck torture stays loaded, and so do its pools and blitz.
+	for d in /sys/kernel/debug/blitz/*/; do
+		echo "# pool $(basename "$d"): $(cat "$d/state")"
+		sed 's/^/#   /' "$d/cpus"
+	done
 	echo 1 > /proc/sys/kernel/sysrq
 	dmesg -n 8
 	echo t > /proc/sysrq-trigger
