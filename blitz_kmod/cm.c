@@ -142,6 +142,33 @@ void blitz_cm_worker_init(struct blitz_worker *w)
 
 #ifdef CONFIG_PREEMPT_NOTIFIERS
 /*
+ * @next, switched in as @w blocks, is a worker of @w's pool and CPU that
+ * blocked and has been woken: its sched_in, next on this CPU, counts it
+ * running again, so no spare is needed: one woken would start here
+ * first, the irq_work running before that sched_in, only to find it
+ * running and park again.
+ *
+ * An exiting kthread of ours may still be switched in after its pool
+ * freed its worker, and the memory may hold another worker by then:
+ * PF_EXITING is set before kthread_stop() returns, and the worker is
+ * freed a grace period after that. Not seeing the flag, we run in a
+ * read-side section (interrupts off) that the grace period waits for
+ * (litmus/cm-next-exiting.litmus).
+ */
+static bool blitz_next_unblocks(struct blitz_worker *w,
+				struct task_struct *next)
+{
+	struct blitz_worker *n;
+
+	/* Set by @next itself before it exits: a stable read here. */
+	if (READ_ONCE(next->flags) & PF_EXITING ||
+	    kthread_func(next) != blitz_worker_fn)
+		return false;
+	n = kthread_data(next);
+	return n->pool == w->pool && n->cpu == w->cpu && n->blocked;
+}
+
+/*
  * The worker is switched out, with the runqueue lock held and interrupts
  * off: nothing here may wake a task, the irq_work does (hard, also on
  * PREEMPT_RT; it runs as soon as this CPU enables interrupts). Only at
@@ -182,7 +209,8 @@ static void blitz_sched_out(struct preempt_notifier *pn,
 		w->blocked = true;
 		blitz_stat_inc(w, BLITZ_STAT_BLOCKS);
 		trace_blitz_block(w->pool->name, w->index);
-		if (atomic_dec_and_test(&blitz_cm_cpu(w)->nr_running))
+		if (atomic_dec_and_test(&blitz_cm_cpu(w)->nr_running) &&
+		    !blitz_next_unblocks(w, next))
 			defer |= BIT(BLITZ_DEFER_SPARE);
 	} else if (state == TASK_RUNNING && cm == BLITZ_CM_LOOKING) {
 		/*

@@ -447,6 +447,102 @@ static void cm_test_slot_moves(struct kunit *test)
 	kfree(s);
 }
 
+/* === A woken worker takes its CPU back without a spare === */
+
+/* Whether @pool has one spare, parked. */
+static bool cm_parked(struct blitz_pool *pool)
+{
+	return cm_spares(pool) == 1 &&
+	       !READ_ONCE(pool->workers[pool->nr_workers]->on_duty);
+}
+
+struct handover {
+	struct blitz_job first, second, third;
+	struct blitz_pool *pool;
+	struct completion started, go, done;
+	struct task_struct *first_task, *third_task;
+	bool timed_out;
+};
+
+static void handover_first(struct blitz_job *job)
+{
+	struct handover *h = container_of(job, struct handover, first);
+
+	h->first_task = current;
+	complete(&h->started);
+	h->timed_out = !wait_for_completion_timeout(&h->go, 10 * HZ);
+}
+
+/*
+ * On the spare that the first job's block put on duty: queue the third
+ * job, wake the first, and block before it can run: the CPU goes to the
+ * first's worker, which finds the third on our deque.
+ */
+static void handover_second(struct blitz_job *job)
+{
+	struct handover *h = container_of(job, struct handover, second);
+
+	WARN_ON(blitz_submit(h->pool, &h->third));
+	preempt_disable();
+	complete(&h->go);
+	set_current_state(TASK_UNINTERRUPTIBLE);
+	preempt_enable_no_resched();
+	schedule_timeout(HZ / 10);
+}
+
+static void handover_third(struct blitz_job *job)
+{
+	struct handover *h = container_of(job, struct handover, third);
+
+	h->third_task = current;
+	complete(&h->done);
+}
+
+/*
+ * A worker that blocks while a woken worker of its CPU waits to run hands
+ * the CPU to it: no parked spare is put on duty, and the woken worker runs
+ * the job left queued. A spare put on duty would start ahead of it and
+ * take the job.
+ */
+static void cm_test_handover(struct kunit *test)
+{
+	/* Not test-managed: on a failure the stuck job still uses it. */
+	struct handover *h = kzalloc(sizeof(*h), GFP_KERNEL);
+	struct blitz_job warm = BLITZ_JOB_INIT(spare_exit_func);
+	unsigned long deadline = jiffies + 5 * HZ;
+	struct blitz_group group;
+
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->pool = blitz_pool_create("kunit-handover", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(h->pool));
+	/* A block and its end leave a spare parked. */
+	blitz_group_init(&group, h->pool);
+	KUNIT_EXPECT_EQ(test, blitz_group_submit(&group, &warm), 0);
+	KUNIT_EXPECT_EQ(test, blitz_group_wait(&group), 0);
+	while (!cm_parked(h->pool) && time_before(jiffies, deadline))
+		usleep_range(100, 200);
+	KUNIT_EXPECT_TRUE(test, cm_parked(h->pool));
+	init_completion(&h->started);
+	init_completion(&h->go);
+	init_completion(&h->done);
+	blitz_job_init(&h->first, handover_first);
+	blitz_job_init(&h->second, handover_second);
+	blitz_job_init(&h->third, handover_third);
+	KUNIT_EXPECT_EQ(test, blitz_submit(h->pool, &h->first), 0);
+	wait_for_completion(&h->started);
+	/* That spare on duty for the block, one parked ahead by the manager. */
+	while (cm_spares(h->pool) < 2 && time_before(jiffies, deadline))
+		usleep_range(100, 200);
+	KUNIT_EXPECT_EQ(test, cm_spares(h->pool), 2U);
+	KUNIT_EXPECT_EQ(test, blitz_submit(h->pool, &h->second), 0);
+	wait_for_completion(&h->done);
+	blitz_pool_destroy(h->pool);
+	KUNIT_EXPECT_FALSE(test, h->timed_out);
+	KUNIT_EXPECT_PTR_EQ_MSG(test, h->third_task, h->first_task,
+				"a spare ran the job the woken worker could");
+	kfree(h);
+}
+
 /* === The bound === */
 
 #define BOUND_SPARES	2
@@ -528,6 +624,7 @@ static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_preempted),
 	KUNIT_CASE(cm_test_spare_exit),
 	KUNIT_CASE(cm_test_slot_moves),
+	KUNIT_CASE(cm_test_handover),
 	KUNIT_CASE(cm_test_bound),
 	{}
 };
