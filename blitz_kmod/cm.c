@@ -164,8 +164,9 @@ static bool blitz_next_unblocks(struct blitz_worker *w,
 	if (READ_ONCE(next->flags) & PF_EXITING ||
 	    kthread_func(next) != blitz_worker_fn)
 		return false;
+	/* NULL while a new thread is preempted in kthread() before its data. */
 	n = kthread_data(next);
-	return n->pool == w->pool && n->cpu == w->cpu && n->blocked;
+	return n && n->pool == w->pool && n->cpu == w->cpu && n->blocked;
 }
 
 /*
