@@ -5,7 +5,8 @@
  * notifier sees it block in a job; when no worker homed on that CPU is
  * left running, a spare worker of the pool is put on duty there, and
  * goes back to its parked list once another worker of that CPU runs
- * again. Documentation/blitz/design.rst, "Jobs that sleep".
+ * again and it finds no work. Documentation/blitz/design.rst, "Jobs that
+ * sleep".
  */
 #include <linux/cpu.h>
 #include <linux/irq_work.h>

@@ -277,8 +277,12 @@ static void blitz_drop_refs(struct blitz_worker *w)
 }
 
 /*
- * A spare leaves duty, between jobs, if another worker of its CPU runs:
- * with its pool references dropped and nobody to ask it for frames.
+ * A spare that found no work leaves duty if another worker of its CPU
+ * runs: with its pool references dropped and nobody to ask it for frames.
+ * Not at every job's end, as the workqueue's surplus workers do: a spare
+ * left on duty beside a worker back from a block is counted running, so
+ * that when either blocks next the other already holds the CPU, with no
+ * spare to wake and no switch through the idle task.
  */
 static bool blitz_spare_done(struct blitz_worker *w)
 {
@@ -291,11 +295,12 @@ static bool blitz_spare_done(struct blitz_worker *w)
 
 /*
  * Run jobs until the stop latch is set, sleeping through the sleep
- * protocol when there is nothing to run; a spare, until its CPU has
- * another worker running. Only the worker's main loop waits this way: a
- * joiner or caller may not run just any job (join.c). A worker of a
- * freezable pool starts no job while the system freezes: it goes idle,
- * and freezes in its next idle round or in its sleep (sleep.c).
+ * protocol when there is nothing to run; a spare, until it finds nothing
+ * to run while its CPU has another worker running. Only the worker's main
+ * loop waits this way: a joiner or caller may not run just any job
+ * (join.c). A worker of a freezable pool starts no job while the system
+ * freezes: it goes idle, and freezes in its next idle round or in its
+ * sleep (sleep.c).
  */
 static void blitz_run_jobs(struct blitz_worker *w)
 {
@@ -308,8 +313,6 @@ static void blitz_run_jobs(struct blitz_worker *w)
 		job = likely(!freezing(current)) ? blitz_find_work(w) : NULL;
 		if (job) {
 			__blitz_execute(w, job);
-			if (unlikely(w->spare) && blitz_spare_done(w))
-				return;
 			continue;
 		}
 		blitz_drop_refs(w);
@@ -328,9 +331,9 @@ static void blitz_run_jobs(struct blitz_worker *w)
 		if (job) {
 			blitz_share_busy(w, c);
 			blitz_execute(w, job);
-		}
-		if (unlikely(w->spare) && blitz_spare_done(w))
+		} else if (unlikely(w->spare) && blitz_spare_done(w)) {
 			return;
+		}
 	}
 }
 
