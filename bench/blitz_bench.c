@@ -15,7 +15,10 @@
  *             sequential recursion
  *   burst     burst_jobs no-op jobs from one thread in a tight loop, no
  *             yields (as users write it), until all have run: ns per job
- *   percpu    the same from one thread per online CPU at once
+ *   percpu    the same from one thread per online CPU at once; and,
+ *             before each repetition, the round trip of a cache line
+ *             between the first two online CPUs, which the jobs' shared
+ *             lines pay (the completion count every job decrements)
  *   hardirq   irq_per_fire jobs every irq_period_us from an hrtimer, in
  *             hard interrupt context: submit-to-start latency, p50, p99
  *   irqburst  burst_jobs no-op jobs from an hrtimer, in hard interrupt
@@ -767,6 +770,94 @@ static u64 percpu_run(struct bench_job *jobs, enum bench_target how,
 	return ns;
 }
 
+/*
+ * A cache line's round trip between the first two online CPUs: a thread
+ * on each writes the next count when it sees the other's,
+ * BENCH_RTT_ROUNDS times or for BENCH_RTT_NS, whichever ends first (a
+ * vCPU preempted on the host stalls the other).
+ */
+#define BENCH_RTT_ROUNDS	10000
+#define BENCH_RTT_NS		(20 * NSEC_PER_MSEC)
+
+struct rtt_arg {
+	long *line;
+	unsigned int role;	/* 0 times, 1 answers, others idle */
+	struct completion *go, *done;
+	u64 ns;
+};
+
+/* Wait until *@line is @want, or less than 0; false after @end (ns). */
+static bool rtt_wait(long *line, long want, u64 end)
+{
+	unsigned int spins = 0;
+	long seen;
+
+	while ((seen = READ_ONCE(*line)) != want) {
+		if (seen < 0 || (!(++spins % 64) && ktime_get_ns() > end))
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+static int rtt_fn(void *arg)
+{
+	struct rtt_arg *a = arg;
+	u64 t0, end;
+	long i;
+
+	/* Not before all are started: the starter may share our CPU. */
+	wait_for_completion(a->go);
+	t0 = ktime_get_ns();
+	end = t0 + BENCH_RTT_NS;
+	if (a->role == 1) {
+		/*
+		 * Answer each odd count with the next, until told to stop:
+		 * not over the stop, which may come as we answer.
+		 */
+		for (i = 1; rtt_wait(a->line, i, U64_MAX); i += 2)
+			cmpxchg(a->line, i, i + 1);
+	} else if (a->role == 0) {
+		for (i = 0; i < BENCH_RTT_ROUNDS; i++) {
+			WRITE_ONCE(*a->line, 2 * i + 1);
+			if (!rtt_wait(a->line, 2 * i + 2, end))
+				break;
+		}
+		a->ns = (ktime_get_ns() - t0) / max(i, 1L);
+		WRITE_ONCE(*a->line, -1);
+		complete(a->done);
+	}
+	return bench_thread_done();
+}
+
+/* The round trip in ns, or 0 if a thread failed to start. */
+static u64 rtt_run(struct rtt_arg *args, struct task_struct **tasks)
+{
+	unsigned int ncpu = num_online_cpus(), k;
+	DECLARE_COMPLETION_ONSTACK(go);
+	DECLARE_COMPLETION_ONSTACK(done);
+	u64 ns = 0;
+
+	WRITE_ONCE(*args[0].line, 0);
+	for (k = 0; k < ncpu; k++)
+		args[k] = (struct rtt_arg){
+			.line = args[0].line, .role = k, .go = &go, .done = &done
+		};
+	k = bench_threads_start(rtt_fn, args, sizeof(*args), tasks);
+	complete_all(&go);
+	/*
+	 * The timing thread stops the answering one, or, alone, gives up
+	 * after BENCH_RTT_NS; a thread stopped before it first ran never
+	 * runs rtt_fn().
+	 */
+	if (k)
+		wait_for_completion(&done);
+	bench_threads_stop(tasks, k);
+	if (k == ncpu)
+		ns = args[0].ns;
+	return ns;
+}
+
 static void bench_percpu(void)
 {
 	unsigned int ncpu = num_online_cpus(), r;
@@ -774,16 +865,27 @@ static void bench_percpu(void)
 	struct percpu_submitter *subs = kcalloc(ncpu, sizeof(*subs),
 						GFP_KERNEL);
 	struct task_struct **tasks = kcalloc(ncpu, sizeof(*tasks), GFP_KERNEL);
-	u64 ns[BENCH_NR_TARGETS][BENCH_MAX_REPS];
+	struct rtt_arg *rtt = kcalloc(ncpu, sizeof(*rtt), GFP_KERNEL);
+	long *line = kzalloc(L1_CACHE_BYTES, GFP_KERNEL);
+	u64 ns[BENCH_NR_TARGETS][BENCH_MAX_REPS], rtt_ns[BENCH_MAX_REPS];
 	int how;
 
-	if (!jobs || !subs || !tasks || burst_jobs < ncpu)
+	if (!jobs || !subs || !tasks || !rtt || !line || burst_jobs < ncpu)
 		goto out;
-	for (r = 0; r < bench_reps(); r++)
+	rtt[0].line = line;
+	for (r = 0; r < bench_reps(); r++) {
+		if (ncpu > 1)
+			rtt_ns[r] = rtt_run(rtt, tasks);
 		for (how = 0; how < BENCH_NR_TARGETS; how++)
 			ns[how][r] = percpu_run(jobs, how, subs, tasks);
+	}
 	report_targets("percpu", "ns_per_job", ns, "ns", false);
+	if (ncpu > 1)
+		report_stats("percpu", "cpu_rtt_ns", rtt_ns, bench_reps(),
+			     "ns");
 out:
+	kfree(line);
+	kfree(rtt);
 	kfree(tasks);
 	kfree(subs);
 	vfree(jobs);
