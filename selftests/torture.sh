@@ -55,7 +55,7 @@ cat /proc/kmsg > $kmsg &
 logger=$!
 echo "blitz-torture: begin" > /dev/kmsg
 since() {
-	sed -n '/blitz-torture: begin/,$p' $kmsg
+	sed -n '/blitz-torture: begin/,${s/^<[0-9]*>//;p}' $kmsg
 }
 # The promotion cooldown changes every second: no cooldown promotes at
 # every request, the others go through the share timer.
