@@ -191,6 +191,7 @@ struct blitz_cm_cpu {
  * @name: unique; the debugfs directory
  * @cpumask: the CPUs the workers are homed on, and run on while their
  *	     own is offline (pool.c, CPU hotplug)
+ * @away: scratch for blitz_worker_cpus(), under @manage_lock
  * @nice: the workers' nice value
  * @flags: BLITZ_POOL_* flags
  * @node: on the list of all pools
@@ -199,7 +200,8 @@ struct blitz_cm_cpu {
  * @cm: per CPU, its running workers and parked spares (cm.c)
  * @manage: makes and stops spares (cm.c)
  * @manage_retry: queues @manage again after it failed to make a spare
- * @manage_lock: serialises @manage with destroy
+ * @manage_lock: serialises @manage with destroy, and with the hotplug
+ *		 callbacks' moves of the workers
  * @stopping: destroy stops the workers: @manage does nothing more
  * @nr_spares: spare threads alive; @manage's
  * @max_spares: the most spares the pool may have
@@ -221,6 +223,7 @@ struct blitz_pool {
 	long __percpu *credits;
 	const char *name;
 	cpumask_var_t cpumask;
+	cpumask_var_t away;
 	int nice;
 	unsigned int flags;
 	struct list_head node;
@@ -229,7 +232,7 @@ struct blitz_pool {
 	struct blitz_cm_cpu __percpu *cm;
 	struct work_struct manage;
 	struct delayed_work manage_retry;
-	struct mutex manage_lock;	/* serialises @manage with destroy */
+	struct mutex manage_lock;
 	bool stopping;
 	unsigned int nr_spares;
 	unsigned int max_spares;
@@ -458,6 +461,8 @@ int blitz_submit_group(struct blitz_pool *pool, struct blitz_job *job,
 struct blitz_worker *blitz_worker_alloc(struct blitz_pool *pool,
 					unsigned int i, int cpu);
 int blitz_worker_create(struct blitz_worker *w);
+const struct cpumask *blitz_worker_cpus(struct blitz_pool *pool,
+					unsigned int cpu);
 int blitz_hotplug_init(void);
 void blitz_hotplug_exit(void);
 

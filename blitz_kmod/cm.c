@@ -8,7 +8,6 @@
  * again and it finds no work. Documentation/blitz/design.rst, "Jobs that
  * sleep".
  */
-#include <linux/cpu.h>
 #include <linux/irq_work.h>
 #include <linux/kthread.h>
 #include <linux/moduleparam.h>
@@ -423,8 +422,8 @@ bool blitz_spare_wait(struct blitz_worker *w)
 /*
  * A slot whose spare exited, one of @cpu's if there is one, else another
  * CPU's moved to @cpu: the exited thread has been stopped and its
- * irq_work synced, so only the hotplug callbacks (excluded by the
- * hotplug lock) and debugfs read the slot's CPU.
+ * irq_work synced, so only the hotplug callbacks (excluded by
+ * manage_lock) and debugfs read the slot's CPU.
  */
 static struct blitz_worker *blitz_spare_slot(struct blitz_pool *pool,
 					     int cpu)
@@ -447,14 +446,16 @@ static struct blitz_worker *blitz_spare_slot(struct blitz_pool *pool,
 
 /*
  * A spare for @cpu, in a slot whose spare exited or a new one, put on
- * duty if @cpu has no worker running, else parked. Its thread has
- * nothing to look up before it runs: it is woken at once. Fails with
- * -ENOSPC at the bound: a free slot exists whenever fewer spares than
- * the bound are alive.
+ * duty if @cpu has no worker running, else parked. Bound where its
+ * CPU's workers run: @cpu may have gone offline since it asked. Its
+ * thread has nothing to look up before it runs: it is woken at once.
+ * Fails with -ENOSPC at the bound: a free slot exists whenever fewer
+ * spares than the bound are alive.
  */
 static int blitz_spare_create(struct blitz_pool *pool, int cpu)
 {
 	struct blitz_cm_cpu *cm = per_cpu_ptr(pool->cm, cpu);
+	const struct cpumask *mask;
 	unsigned int i = pool->nr_slots;
 	struct blitz_worker *w;
 	bool on_duty;
@@ -478,6 +479,9 @@ static int blitz_spare_create(struct blitz_pool *pool, int cpu)
 			kfree(w);
 		return ret;
 	}
+	mask = blitz_worker_cpus(pool, cpu);
+	if (mask != cpumask_of(cpu))
+		WARN_ON_ONCE(set_cpus_allowed_ptr(w->task, mask));
 	if (i == pool->nr_slots) {
 		pool->workers[i] = w;
 		/* Pairs with smp_load_acquire() in blitz_nr_slots(). */
@@ -540,10 +544,14 @@ static void blitz_spares_reap(struct blitz_pool *pool)
 /*
  * The manager: stops the spares that waited too long, and makes one for
  * each CPU that has none parked, never on a path that must not sleep. A
- * work item: one runs at a time. Under the hotplug lock: a spare is made
- * for, and bound to, an online CPU. A spare it failed to make, other
- * than at the bound, it tries again later: the CPU that wants it may
- * have all its workers blocked, and nothing else would ask again.
+ * work item: one runs at a time. Not under the hotplug lock: a job that
+ * waits for another must not wait for a CPU hotplug operation too, nor
+ * deadlock with one that waits for the job. manage_lock, which the
+ * hotplug callbacks take to move the pool's workers, orders each spare's
+ * binding with them. A CPU that goes offline meanwhile may still get
+ * its spare, bound elsewhere. A spare it failed to make, other than at
+ * the bound, it tries again later: the CPU that wants it may have all
+ * its workers blocked, and nothing else would ask again.
  */
 static void blitz_manage(struct work_struct *work)
 {
@@ -552,7 +560,6 @@ static void blitz_manage(struct work_struct *work)
 	bool retry = false;
 	int cpu, ret;
 
-	cpus_read_lock();
 	mutex_lock(&pool->manage_lock);
 	if (pool->stopping)
 		goto unlock;
@@ -571,7 +578,6 @@ static void blitz_manage(struct work_struct *work)
 				   BLITZ_MANAGE_RETRY);
 unlock:
 	mutex_unlock(&pool->manage_lock);
-	cpus_read_unlock();
 }
 
 static void blitz_manage_retry(struct work_struct *work)

@@ -3,9 +3,10 @@
  * Pools: creating and destroying them, blitz_submit(), and keeping each
  * worker on its CPU across CPU hotplug.
  *
- * Lock order: cpus_read_lock() -> blitz_pools_lock, and cpus_read_lock()
- * -> a pool's manage_lock (cm.c). The hotplug callbacks run with the
- * hotplug lock held and take blitz_pools_lock.
+ * Lock order: cpus_read_lock() -> blitz_pools_lock -> a pool's
+ * manage_lock (cm.c). The hotplug callbacks run with the hotplug lock
+ * held and take both; the manager takes only manage_lock, so that making
+ * a spare never waits for a CPU hotplug operation.
  */
 #include <linux/bitmap.h>
 #include <linux/cpu.h>
@@ -127,11 +128,12 @@ struct blitz_worker *blitz_worker_alloc(struct blitz_pool *pool,
 
 /**
  * blitz_worker_create - make a worker's thread, bound to its CPU
- * @w: the worker, homed on an online CPU
+ * @w: the worker
  *
- * The thread is not woken.
+ * The thread is not woken. Bound to its home CPU, which must be online
+ * when it is woken, or moved first (blitz_worker_cpus()).
  *
- * Context: process context, under the hotplug lock.
+ * Context: process context.
  * Return: 0, or the error kthread creation gave.
  */
 int blitz_worker_create(struct blitz_worker *w)
@@ -160,6 +162,7 @@ static void blitz_free_bits(struct blitz_pool *pool)
 	bitmap_free(pool->queued);
 	bitmap_free(pool->sleepers);
 	kfree(pool->cpu_worker);
+	free_cpumask_var(pool->away);
 	free_cpumask_var(pool->cpumask);
 	kfree(pool->name);
 	kfree(pool);
@@ -309,7 +312,8 @@ struct blitz_pool *blitz_pool_create_attrs(const char *name,
 		       GFP_KERNEL);
 	if (!pool)
 		goto unlock;
-	if (!alloc_cpumask_var(&pool->cpumask, GFP_KERNEL)) {
+	if (!alloc_cpumask_var(&pool->cpumask, GFP_KERNEL) ||
+	    !alloc_cpumask_var(&pool->away, GFP_KERNEL)) {
 		blitz_free_bits(pool);
 		goto unlock;
 	}
@@ -703,46 +707,66 @@ int blitz_submit_group(struct blitz_pool *pool, struct blitz_job *job,
 
 /* === CPU hotplug === */
 
-/* Where the workers of a pool whose home CPUs are offline may run. */
-static struct cpumask blitz_away_mask;
+/* The CPUs whose online callback ran last: changed under blitz_pools_lock. */
+static struct cpumask blitz_online;
+
+/**
+ * blitz_worker_cpus - where a worker of a pool homed on a CPU runs
+ * @pool: the pool
+ * @cpu: the worker's home CPU
+ *
+ * There while the hotplug callbacks count @cpu online; else on the
+ * pool's CPUs that they count online, or anywhere when it has none, so
+ * that nothing on the worker's queues is stranded, as an unbound
+ * workqueue's workers do.
+ *
+ * Context: under @pool's manage_lock, which the hotplug callbacks take
+ * to move the pool's workers after they change what this says: a worker
+ * bound by a stale answer is moved then.
+ * Return: the CPUs; @pool's scratch mask, or a constant one.
+ */
+const struct cpumask *blitz_worker_cpus(struct blitz_pool *pool,
+					unsigned int cpu)
+{
+	lockdep_assert_held(&pool->manage_lock);
+	if (cpumask_test_cpu(cpu, &blitz_online))
+		return cpumask_of(cpu);
+	if (!cpumask_and(pool->away, pool->cpumask, &blitz_online))
+		return cpu_possible_mask;
+	return pool->away;
+}
 
 /*
  * @cpu comes online (@online) or goes. The workers homed there, spares
- * too, are bound to it while it is online; while it is not, they run on
- * the pool's other online CPUs, or anywhere when it has none, so that
- * nothing on their deques is stranded, as an unbound workqueue's workers
- * do. The workers of the pool's other offline CPUs follow the change.
- * Runs on @cpu, online in both calls.
+ * too, follow; so do those of the pool's offline CPUs, which run on its
+ * online ones (blitz_worker_cpus()). Runs on @cpu, online in both calls.
  */
 static void blitz_rehome(unsigned int cpu, bool online)
 {
-	const struct cpumask *away, *mask;
+	const struct cpumask *mask;
 	struct blitz_pool *pool;
 	struct blitz_worker *w;
 	unsigned int i;
 
-	/* The manager makes spares under the hotplug lock too. */
 	mutex_lock(&blitz_pools_lock);
+	if (online)
+		cpumask_set_cpu(cpu, &blitz_online);
+	else
+		cpumask_clear_cpu(cpu, &blitz_online);
 	list_for_each_entry(pool, &blitz_pools, node) {
 		if (!cpumask_test_cpu(cpu, pool->cpumask))
 			continue;
-		cpumask_and(&blitz_away_mask, pool->cpumask, cpu_online_mask);
-		if (!online)
-			cpumask_clear_cpu(cpu, &blitz_away_mask);
-		away = cpumask_empty(&blitz_away_mask) ? cpu_possible_mask :
-							  &blitz_away_mask;
+		/* Against the manager, which makes and binds spares. */
+		mutex_lock(&pool->manage_lock);
 		for (i = 0; i < pool->nr_slots; i++) {
 			w = pool->workers[i];
-			if (!w->task)
+			if (!w->task || (w->cpu != cpu &&
+					 cpumask_test_cpu(w->cpu, &blitz_online)))
 				continue;
-			if (w->cpu == cpu)
-				mask = online ? cpumask_of(cpu) : away;
-			else if (!cpu_online(w->cpu))
-				mask = away;
-			else
-				continue;
+			mask = blitz_worker_cpus(pool, w->cpu);
 			WARN_ON_ONCE(set_cpus_allowed_ptr(w->task, mask));
 		}
+		mutex_unlock(&pool->manage_lock);
 	}
 	mutex_unlock(&blitz_pools_lock);
 }

@@ -7,8 +7,10 @@
 # from every CPU, from a task and from hardirq, and forks from CPUs 2 and
 # 3, and notes where every job ran; debugfs shows the default pool on
 # CPUs 0 and 1 only. Then "attrs_hotplug": pool attributes, and a pool on
-# CPU 1 alone while CPU 1 goes offline and online under load. Not named
-# blitz_*.sh, so that the other boots do not run it.
+# CPU 1 alone while CPU 1 goes offline and online under load; and
+# "sleep_hotplug": a job that waits for one submitted after it, while a
+# CPU hotplug operation is held. Not named blitz_*.sh, so that the other
+# boots do not run it.
 
 DBG=/sys/kernel/debug/blitz/default
 CPUS=/sys/devices/system/cpu
@@ -46,7 +48,7 @@ hk_only() {
 }
 
 ktap_print_header
-ktap_set_plan 8
+ktap_set_plan 9
 
 isolated=$(cat $CPUS/isolated) nohz=$(cat $CPUS/nohz_full 2>/dev/null)
 echo "# online $(cat $CPUS/online), isolated $isolated, nohz_full $nohz"
@@ -68,6 +70,9 @@ hk_only "after the isolated test"
 
 run_selftest tests=attrs_hotplug
 ktap_status $? "attrs: -EINVAL sets, nice 7, CPU 0 alone, CPU 1 alone while it goes offline and online"
+
+run_selftest tests=sleep_hotplug
+ktap_status $? "a job waits for a job submitted after it, in a new pool of one worker, while CPU 1's offlining is held"
 
 hk_only "after CPU 1's hotplug"
 

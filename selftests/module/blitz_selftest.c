@@ -43,7 +43,8 @@ MODULE_PARM_DESC(load_jobs, "jobs submitted by the load tests");
 
 static unsigned int hotplug_cpu = 1;
 module_param(hotplug_cpu, uint, 0444);
-MODULE_PARM_DESC(hotplug_cpu, "the CPU attrs_hotplug takes offline and back");
+MODULE_PARM_DESC(hotplug_cpu,
+		 "the CPU attrs_hotplug and sleep_hotplug take offline and back");
 
 /* === Where jobs run === */
 
@@ -891,6 +892,125 @@ static int test_sleep_later(void)
 	}
 	blitz_pool_destroy(pool);
 	kfree(l);
+	return ret;
+}
+
+/*
+ * A CPU hotplug operation held in a teardown callback of ours, which runs
+ * before blitz's own (a later dynamic state), with the hotplug lock held
+ * for writing throughout.
+ */
+struct hp_hold {
+	struct completion held, release, done;
+	unsigned int cpu;
+	int ret;
+};
+
+static struct hp_hold *hp_hold;
+
+static int hp_hold_offline(unsigned int cpu)
+{
+	struct hp_hold *h = READ_ONCE(hp_hold);
+
+	if (h && cpu == h->cpu) {
+		complete(&h->held);
+		wait_for_completion_timeout(&h->release, 30 * HZ);
+	}
+	return 0;
+}
+
+static int hp_hold_fn(void *arg)
+{
+	struct hp_hold *h = arg;
+
+	h->ret = remove_cpu(h->cpu);
+	complete(&h->done);
+	return 0;
+}
+
+/*
+ * As sleep_later, in a new pool of one worker, with no spare yet, while
+ * a CPU other than the worker's goes offline and our callback holds the
+ * hotplug operation: the spare that runs the second job is made without
+ * waiting for the operation's end. It takes a CPU offline, so it runs
+ * only when named (selftests/isolated.sh).
+ */
+static int test_sleep_hotplug(void)
+{
+	struct hp_hold *h = kzalloc(sizeof(*h), GFP_KERNEL);
+	struct later *l = kzalloc(sizeof(*l), GFP_KERNEL);
+	struct blitz_pool *pool = NULL;
+	struct task_struct *t;
+	int state, ret;
+
+	if (!h || !l) {
+		ret = -ENOMEM;
+		goto free;
+	}
+	if (hotplug_cpu == 0 || hotplug_cpu >= nr_cpu_ids ||
+	    !cpu_online(hotplug_cpu)) {
+		pr_err("sleep_hotplug: CPU %u is not online, or is 0\n",
+		       hotplug_cpu);
+		ret = -ENODEV;
+		goto free;
+	}
+	h->cpu = hotplug_cpu;
+	init_completion(&h->held);
+	init_completion(&h->release);
+	init_completion(&h->done);
+	state = cpuhp_setup_state_nocalls(CPUHP_AP_ONLINE_DYN,
+					  "blitz_selftest:hold", NULL,
+					  hp_hold_offline);
+	if (state < 0) {
+		ret = state;
+		goto free;
+	}
+	pool = blitz_pool_create("selftest-hpspare", 1);
+	if (IS_ERR(pool)) {
+		ret = PTR_ERR(pool);
+		pool = NULL;
+		goto remove;
+	}
+	WRITE_ONCE(hp_hold, h);
+	t = kthread_run(hp_hold_fn, h, "blitz_hp_hold");
+	if (IS_ERR(t)) {
+		ret = PTR_ERR(t);
+		goto remove;
+	}
+	wait_for_completion(&h->held);
+
+	blitz_job_init(&l->first, later_first);
+	blitz_job_init(&l->second, later_second);
+	init_completion(&l->signal);
+	init_completion(&l->done);
+	ret = blitz_submit(pool, &l->first) ?: blitz_submit(pool, &l->second);
+	if (!ret) {
+		wait_for_completion(&l->done);
+		if (l->timed_out) {
+			pr_err("sleep_hotplug: a job waited 5 s for the next, during a CPU hotplug\n");
+			ret = -ETIMEDOUT;
+		}
+	}
+
+	complete(&h->release);
+	wait_for_completion(&h->done);
+	if (h->ret) {
+		pr_err("sleep_hotplug: CPU %u did not go offline: %d\n",
+		       h->cpu, h->ret);
+		ret = ret ?: h->ret;
+	} else if (add_cpu(h->cpu)) {
+		pr_err("sleep_hotplug: CPU %u did not come back\n", h->cpu);
+		ret = ret ?: -EIO;
+	}
+remove:
+	WRITE_ONCE(hp_hold, NULL);
+	cpuhp_remove_state_nocalls(state);
+	/* Runs the second job if it is still queued. */
+	if (pool)
+		blitz_pool_destroy(pool);
+free:
+	kfree(l);
+	kfree(h);
 	return ret;
 }
 
@@ -1955,6 +2075,7 @@ static const struct {
 	{ "sort", test_sort },
 	{ "isolated", test_isolated, true },
 	{ "attrs_hotplug", test_attrs_hotplug, true },
+	{ "sleep_hotplug", test_sleep_hotplug, true },
 };
 
 static bool selected(const char *name, bool not_in_all)
