@@ -686,8 +686,11 @@ static void bt_pair_first(struct blitz_job *job)
 
 	complete(&p->started);
 	if (!wait_for_completion_timeout(&p->signal,
-					 msecs_to_jiffies(bt->p.max_latency_ms)))
+					 msecs_to_jiffies(bt->p.max_latency_ms))) {
 		bt_anomaly(bt, "a job waited in vain for a job submitted after it");
+		/* The pair is on its submitter's stack: the second is queued. */
+		wait_for_completion(&p->signal);
+	}
 	complete(&p->done);
 }
 
