@@ -191,7 +191,8 @@ struct blitz_cm_cpu {
  * @name: unique; the debugfs directory
  * @cpumask: the CPUs the workers are homed on, and run on while their
  *	     own is offline (pool.c, CPU hotplug)
- * @away: scratch for blitz_worker_cpus(), under @manage_lock
+ * @online: the CPUs of @cpumask that the hotplug callbacks count online;
+ *	    under @manage_lock (pool.c, blitz_worker_cpus())
  * @nice: the workers' nice value
  * @flags: BLITZ_POOL_* flags
  * @node: on the list of all pools
@@ -223,7 +224,7 @@ struct blitz_pool {
 	long __percpu *credits;
 	const char *name;
 	cpumask_var_t cpumask;
-	cpumask_var_t away;
+	cpumask_var_t online;
 	int nice;
 	unsigned int flags;
 	struct list_head node;

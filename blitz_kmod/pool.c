@@ -6,7 +6,7 @@
  * Lock order: cpus_read_lock() -> blitz_pools_lock -> a pool's
  * manage_lock (cm.c). The hotplug callbacks run with the hotplug lock
  * held and take both; the manager takes only manage_lock, so that making
- * a spare never waits for a CPU hotplug operation.
+ * a spare never waits for a CPU hotplug operation to end.
  */
 #include <linux/bitmap.h>
 #include <linux/cpu.h>
@@ -162,7 +162,7 @@ static void blitz_free_bits(struct blitz_pool *pool)
 	bitmap_free(pool->queued);
 	bitmap_free(pool->sleepers);
 	kfree(pool->cpu_worker);
-	free_cpumask_var(pool->away);
+	free_cpumask_var(pool->online);
 	free_cpumask_var(pool->cpumask);
 	kfree(pool->name);
 	kfree(pool);
@@ -313,11 +313,13 @@ struct blitz_pool *blitz_pool_create_attrs(const char *name,
 	if (!pool)
 		goto unlock;
 	if (!alloc_cpumask_var(&pool->cpumask, GFP_KERNEL) ||
-	    !alloc_cpumask_var(&pool->away, GFP_KERNEL)) {
+	    !alloc_cpumask_var(&pool->online, GFP_KERNEL)) {
 		blitz_free_bits(pool);
 		goto unlock;
 	}
 	cpumask_copy(pool->cpumask, mask);
+	/* No hotplug until we unlock; its callbacks keep it from then on. */
+	cpumask_and(pool->online, mask, cpu_online_mask);
 	pool->capacity = nr_workers + spares;
 	pool->nr_workers = nr_workers;
 	pool->max_spares = spares;
@@ -707,9 +709,6 @@ int blitz_submit_group(struct blitz_pool *pool, struct blitz_job *job,
 
 /* === CPU hotplug === */
 
-/* The CPUs whose online callback ran last: changed under blitz_pools_lock. */
-static struct cpumask blitz_online;
-
 /**
  * blitz_worker_cpus - where a worker of a pool homed on a CPU runs
  * @pool: the pool
@@ -720,20 +719,17 @@ static struct cpumask blitz_online;
  * that nothing on the worker's queues is stranded, as an unbound
  * workqueue's workers do.
  *
- * Context: under @pool's manage_lock, which the hotplug callbacks take
- * to move the pool's workers after they change what this says: a worker
- * bound by a stale answer is moved then.
- * Return: the CPUs; @pool's scratch mask, or a constant one.
+ * Context: under @pool's manage_lock, under which the hotplug callbacks
+ * change what this says, and move the pool's workers.
+ * Return: the CPUs.
  */
 const struct cpumask *blitz_worker_cpus(struct blitz_pool *pool,
 					unsigned int cpu)
 {
 	lockdep_assert_held(&pool->manage_lock);
-	if (cpumask_test_cpu(cpu, &blitz_online))
+	if (cpumask_test_cpu(cpu, pool->online))
 		return cpumask_of(cpu);
-	if (!cpumask_and(pool->away, pool->cpumask, &blitz_online))
-		return cpu_possible_mask;
-	return pool->away;
+	return cpumask_empty(pool->online) ? cpu_possible_mask : pool->online;
 }
 
 /*
@@ -749,19 +745,19 @@ static void blitz_rehome(unsigned int cpu, bool online)
 	unsigned int i;
 
 	mutex_lock(&blitz_pools_lock);
-	if (online)
-		cpumask_set_cpu(cpu, &blitz_online);
-	else
-		cpumask_clear_cpu(cpu, &blitz_online);
 	list_for_each_entry(pool, &blitz_pools, node) {
 		if (!cpumask_test_cpu(cpu, pool->cpumask))
 			continue;
 		/* Against the manager, which makes and binds spares. */
 		mutex_lock(&pool->manage_lock);
+		if (online)
+			cpumask_set_cpu(cpu, pool->online);
+		else
+			cpumask_clear_cpu(cpu, pool->online);
 		for (i = 0; i < pool->nr_slots; i++) {
 			w = pool->workers[i];
 			if (!w->task || (w->cpu != cpu &&
-					 cpumask_test_cpu(w->cpu, &blitz_online)))
+					 cpumask_test_cpu(w->cpu, pool->online)))
 				continue;
 			mask = blitz_worker_cpus(pool, w->cpu);
 			WARN_ON_ONCE(set_cpus_allowed_ptr(w->task, mask));
