@@ -509,7 +509,10 @@ static int blitz_spare_create(struct blitz_pool *pool, int cpu)
 
 /*
  * Stop the spares that waited parked too long. Their slots stay, for
- * later spares: lockless readers walk every slot up to nr_slots.
+ * later spares: lockless readers walk every slot up to nr_slots. A
+ * reaped spare waits for kthread_stop() unfreezable (blitz_worker_fn()):
+ * a suspend freezes tasks, then takes CPUs offline, whose callbacks wait
+ * for manage_lock.
  */
 static void blitz_spares_reap(struct blitz_pool *pool)
 {

@@ -401,8 +401,12 @@ int blitz_worker_fn(void *arg)
 	/*
 	 * Exit only once kthread_stop() asks: it reads our task's flags, as
 	 * do_exit() writes them (KCSAN reported the pair). Frozen here, as
-	 * a freeze may come while the stopper waits for a frozen sibling.
+	 * a freeze may come while the stopper waits for a frozen sibling;
+	 * but not a reaped spare: the manager stops it holding manage_lock,
+	 * which a suspend's CPU offlining takes after the freeze (cm.c).
 	 */
+	if (READ_ONCE(w->reap))
+		current->flags |= PF_NOFREEZE;
 	set_current_state(TASK_IDLE | TASK_FREEZABLE);
 	while (!kthread_should_stop()) {
 		schedule();
