@@ -896,9 +896,8 @@ static int test_sleep_later(void)
 }
 
 /*
- * A CPU hotplug operation held in a teardown callback of ours, which runs
- * before blitz's own (a later dynamic state), with the hotplug lock held
- * for writing throughout.
+ * A CPU hotplug operation held in a teardown callback of ours, with the
+ * hotplug lock held for writing throughout.
  */
 struct hp_hold {
 	struct completion held, release, done;
