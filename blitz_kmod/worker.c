@@ -384,6 +384,7 @@ void blitz_hint_clear(struct blitz_worker *w)
 
 int blitz_worker_fn(void *arg)
 {
+	unsigned int state = TASK_IDLE | TASK_FREEZABLE;
 	struct blitz_worker *w = arg;
 
 	this_cpu_write(blitz_hint, &w->forks);
@@ -403,14 +404,18 @@ int blitz_worker_fn(void *arg)
 	 * do_exit() writes them (KCSAN reported the pair). Frozen here, as
 	 * a freeze may come while the stopper waits for a frozen sibling;
 	 * but not a reaped spare: the manager stops it holding manage_lock,
-	 * which a suspend's CPU offlining takes after the freeze (cm.c).
+	 * which a suspend's CPU offlining takes after the freeze (cm.c). It
+	 * leaves the freezer's reach, and sleeps where a freezer that looked
+	 * at it before the flag cannot freeze it either.
 	 */
-	if (READ_ONCE(w->reap))
+	if (READ_ONCE(w->reap)) {
 		current->flags |= PF_NOFREEZE;
-	set_current_state(TASK_IDLE | TASK_FREEZABLE);
+		state = TASK_IDLE;
+	}
+	set_current_state(state);
 	while (!kthread_should_stop()) {
 		schedule();
-		set_current_state(TASK_IDLE | TASK_FREEZABLE);
+		set_current_state(state);
 	}
 	__set_current_state(TASK_RUNNING);
 	return 0;
