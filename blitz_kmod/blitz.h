@@ -233,7 +233,7 @@ struct blitz_pool {
 	struct blitz_cm_cpu __percpu *cm;
 	struct work_struct manage;
 	struct delayed_work manage_retry;
-	struct mutex manage_lock;
+	struct mutex manage_lock;	/* @manage, destroy, hotplug callbacks */
 	bool stopping;
 	unsigned int nr_spares;
 	unsigned int max_spares;
