@@ -918,13 +918,13 @@ static int hp_hold_offline(unsigned int cpu)
 	return 0;
 }
 
+/* Exits without returning into this module, which may be gone by then. */
 static int hp_hold_fn(void *arg)
 {
 	struct hp_hold *h = arg;
 
 	h->ret = remove_cpu(h->cpu);
-	complete(&h->done);
-	return 0;
+	kthread_complete_and_exit(&h->done, 0);
 }
 
 /*
