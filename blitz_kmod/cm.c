@@ -524,6 +524,7 @@ static void blitz_spares_reap(struct blitz_pool *pool)
 		w = pool->workers[i];
 		if (!w->task || !READ_ONCE(w->reap))
 			continue;
+		trace_blitz_spare_exit(pool->name, w->index, w->cpu);
 		kthread_stop(w->task);
 		irq_work_sync(&w->irq_work);
 		put_task_struct(w->task);

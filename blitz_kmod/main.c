@@ -10,6 +10,12 @@
 #define CREATE_TRACE_POINTS
 #include <trace/events/blitz.h>
 
+/*
+ * For probes in other modules: blitz_suspend.ko (selftests) holds the
+ * manager there, to open the window between a spare's reap and its stop.
+ */
+EXPORT_TRACEPOINT_SYMBOL_GPL(blitz_spare_exit);
+
 struct blitz_pool *blitz_default_pool;
 
 static int __init blitz_init(void)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * blitz tracepoints: jobs submitted, run, stolen; workers asleep and
- * woken, blocked and unblocked; spares started and stopped; join frames
- * promoted and stolen. System "blitz", for perf, trace-cmd and bpftrace;
- * modelled on include/trace/events/workqueue.h. Each event names its pool
- * and, where one acts, the worker by its index.
+ * woken, blocked and unblocked; spares started, stopped and exiting;
+ * join frames promoted and stolen. System "blitz", for perf, trace-cmd
+ * and bpftrace; modelled on include/trace/events/workqueue.h. Each event
+ * names its pool and, where one acts, the worker by its index.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM blitz
@@ -199,6 +199,20 @@ DEFINE_EVENT(blitz_spare, blitz_spare_start,
  * @cpu: its CPU, where another worker runs again
  */
 DEFINE_EVENT(blitz_spare, blitz_spare_stop,
+	     TP_PROTO(const char *pool, unsigned int worker, int cpu),
+	     TP_ARGS(pool, worker, cpu)
+);
+
+/**
+ * blitz_spare_exit - a parked spare worker is stopped
+ * @pool: the pool's name
+ * @worker: the spare's index
+ * @cpu: the CPU it was parked for
+ *
+ * Fired by the pool's manager, holding the pool's manage_lock, just
+ * before it stops a spare left parked for spare_idle_ms.
+ */
+DEFINE_EVENT(blitz_spare, blitz_spare_exit,
 	     TP_PROTO(const char *pool, unsigned int worker, int cpu),
 	     TP_ARGS(pool, worker, cpu)
 );
