@@ -40,7 +40,6 @@
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/freezer.h>
-#include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
@@ -54,6 +53,7 @@
 #include <trace/events/power.h>
 
 #include "kselftest_module.h"
+#include "pm_test.h"
 
 static unsigned int min_frozen_ms = 1500;
 module_param(min_frozen_ms, uint, 0444);
@@ -814,29 +814,11 @@ static void __init test_idle(void)
 
 /* === The run === */
 
-/* Whether /sys/power/pm_test says "[freezer]": then a cycle is safe. */
-static bool __init frz_pm_test_freezer(void)
-{
-	struct file *f = filp_open("/sys/power/pm_test", O_RDONLY, 0);
-	char buf[128];
-	loff_t pos = 0;
-	ssize_t n;
-
-	if (IS_ERR(f))
-		return false;
-	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
-	filp_close(f, NULL);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return !!strstr(buf, "[freezer]");
-}
-
 static void __init selftest(void)
 {
 	int ret;
 
-	if (!frz_pm_test_freezer()) {
+	if (!blitz_pm_test_selected("[freezer]")) {
 		frz_skip("load, busy, idle",
 			 "/sys/power/pm_test is missing or not set to freezer");
 		return;

@@ -26,7 +26,6 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/err.h>
-#include <linux/fs.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
@@ -38,6 +37,7 @@
 #include <trace/events/power.h>
 
 #include "kselftest_module.h"
+#include "pm_test.h"
 
 #define SUS_POOL	"susp"
 #define SUS_WAIT	(30 * HZ)	/* for what should happen at once */
@@ -227,29 +227,11 @@ static void __init test_reap_suspend(void)
 	blitz_pool_destroy(pool);
 }
 
-/* Whether /sys/power/pm_test says "[processors]": then a suspend is safe. */
-static bool __init sus_pm_test_processors(void)
-{
-	struct file *f = filp_open("/sys/power/pm_test", O_RDONLY, 0);
-	char buf[128];
-	loff_t pos = 0;
-	ssize_t n;
-
-	if (IS_ERR(f))
-		return false;
-	n = kernel_read(f, buf, sizeof(buf) - 1, &pos);
-	filp_close(f, NULL);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return !!strstr(buf, "[processors]");
-}
-
 static void __init selftest(void)
 {
 	int ret;
 
-	if (!sus_pm_test_processors()) {
+	if (!blitz_pm_test_selected("[processors]")) {
 		pr_err("/sys/power/pm_test is missing or not set to processors\n");
 		sus_report(false, "setup: pm_test");
 		return;
