@@ -113,6 +113,9 @@ else
 	ktap_test_skip "freeze cycles: no $PM, or a run under 20 s"
 fi
 since | grep 'blitz_torture: anomaly' | head -n 20 | sed 's/^/# /'
+# The threads as the first job that waited in vain gave up, if one did.
+since | sed -n '/blitz_torture: threads: begin/,/blitz_torture: threads: end/p' |
+	sed 's/^/# /'
 echo "# $summary"
 ktap_status $rc "blitz_torture.ko duration=$SECS"
 case $summary in

@@ -37,8 +37,12 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/debug.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <linux/suspend.h>
 #include <linux/timer.h>
 #include <linux/wait.h>
@@ -115,6 +119,7 @@ struct bt {
 	wait_queue_head_t threads_wq;
 	unsigned int nr_workers;	/* of pool */
 	atomic_t b_waiters;		/* a()s sleeping until b has run */
+	atomic_t shown;			/* bt_show_threads() has run */
 };
 
 static void bt_anomaly(struct bt *bt, const char *fmt, ...)
@@ -679,6 +684,28 @@ struct bt_pair {
 	struct completion started, signal, done;
 };
 
+/*
+ * What every thread of the pools, and every task blocked uninterruptibly,
+ * is doing: the first time a job waits in vain, once per run, into the
+ * kernel log (KERN_INFO), between two lines that torture.sh looks for.
+ */
+static void bt_show_threads(struct bt *bt)
+{
+	struct task_struct *g, *p;
+
+	if (atomic_xchg(&bt->shown, 1))
+		return;
+	pr_info("threads: begin\n");
+	rcu_read_lock();
+	for_each_process_thread(g, p) {
+		if (!strncmp(p->comm, "blitz/", 6) ||
+		    READ_ONCE(p->__state) == TASK_UNINTERRUPTIBLE)
+			sched_show_task(p);
+	}
+	rcu_read_unlock();
+	pr_info("threads: end\n");
+}
+
 static void bt_pair_first(struct blitz_job *job)
 {
 	struct bt_pair *p = container_of(job, struct bt_pair, first);
@@ -688,6 +715,7 @@ static void bt_pair_first(struct blitz_job *job)
 	if (!wait_for_completion_timeout(&p->signal,
 					 msecs_to_jiffies(bt->p.max_latency_ms))) {
 		bt_anomaly(bt, "a job waited in vain for a job submitted after it");
+		bt_show_threads(bt);
 		/* The pair is on its submitter's stack: the second is queued. */
 		wait_for_completion(&p->signal);
 	}
