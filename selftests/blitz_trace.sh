@@ -11,11 +11,24 @@ T=/sys/kernel/tracing
 . /selftests/lib.sh
 
 ktap_print_header
-ktap_set_plan 20
+ktap_set_plan 22
 
-insmod /modules/blitz.ko
-ktap_status $? "insmod blitz.ko"
+# Spares left parked exit within the run.
+insmod /modules/blitz.ko spare_idle_ms=500
+ktap_status $? "insmod blitz.ko spare_idle_ms=500"
 ncpu=$(grep -c ^processor /proc/cpuinfo)
+
+# The default pool's spares: its threads after its ncpu workers.
+spares() {
+	n=0
+	for c in /proc/[0-9]*/comm; do
+		read -r comm < "$c" 2>/dev/null || continue
+		case $comm in
+		blitz/default/*) [ "${comm##*/}" -ge "$ncpu" ] && n=$((n + 1)) ;;
+		esac
+	done
+	echo $n
+}
 
 [ -d $T/events ] || mount -t tracefs nodev $T
 [ -d $T/events/blitz ]
@@ -38,8 +51,14 @@ echo 1 > $T/tracing_on
 insmod /modules/blitz_selftest.ko \
 	tests=load,from_jobs,fib,join_stolen,group,sleep_blocked load_jobs=20000
 ktap_status $? "client module runs with every event on"
-# Until every worker sleeps (blitz_sleep), 5 s at most.
+# Until every worker sleeps (blitz_sleep), 5 s at most, and every spare
+# has gone back to its parked list and exited, 5 s more at most.
 wait_asleep 50
+n=0
+while [ "$(spares)" != 0 ] && [ $n -lt 50 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
 echo 0 > $T/tracing_on
 echo 0 > $T/events/blitz/enable
 # Read while the client is loaded: its functions' names print then.
@@ -96,6 +115,10 @@ event blitz_unblock "pool=default $w\$"
 ktap_status $? "blitz_unblock: pool, worker"
 event blitz_spare_start "pool=default $w cpu=[0-9]+\$"
 ktap_status $? "blitz_spare_start: pool, worker, cpu"
+event blitz_spare_stop "pool=default $w cpu=[0-9]+\$"
+ktap_status $? "blitz_spare_stop: pool, worker, cpu"
+event blitz_spare_exit "pool=default $w cpu=[0-9]+\$"
+ktap_status $? "blitz_spare_exit: pool, worker, cpu"
 # Worker indices within the pool: its workers, then its spares' slots.
 slots=$(grep -c '^[0-9]' /sys/kernel/debug/blitz/default/stats)
 big=$(grep -Eo "(worker|thief|victim)=[0-9]+" /tmp/trace | cut -d= -f2 |
