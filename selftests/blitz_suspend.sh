@@ -38,9 +38,12 @@ printf '%x\n' $(((1 << ncpu) - 2)) > $WQ
 delay=$(cat $DELAY)
 echo 1 > $DELAY
 echo processors > $PM
-# The console stays on through the suspend: a hung one reports there.
+# The console stays on through the suspend, and shows its steps: one
+# that hangs says where.
 cons=$(cat $CONS)
 echo N > $CONS
+read -r level _ < /proc/sys/kernel/printk
+dmesg -n 7
 seen=$(dmesg | wc -l)
 taskset 1 insmod /modules/blitz_suspend.ko
 rc=$?
@@ -54,6 +57,7 @@ echo none > $PM
 echo "$delay" > $DELAY
 echo "$wq" > $WQ
 echo "$cons" > $CONS
+dmesg -n "$level"
 
 rmmod blitz
 ktap_status $? "rmmod blitz"
