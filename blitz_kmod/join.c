@@ -25,7 +25,7 @@ void blitz_join_stolen(struct blitz_job *job)
 						  job);
 	struct blitz_worker *w = blitz_current_worker();
 	struct blitz_join_frame *serving = w->serving;
-	/* The frame dies with the latch set; the owner outlives us. */
+	/* The frame dies with the latch set. */
 	struct task_struct *owner = f->owner;
 
 	/* What we promote from here on descends from b. */
@@ -41,8 +41,15 @@ void blitz_join_stolen(struct blitz_job *job)
 	f->fn(f->arg);
 	WRITE_ONCE(w->serving, serving);
 	blitz_race_window(BLITZ_RACE_JOIN_DONE);
+	/*
+	 * Once the latch is set the owner may return, and a spare may then
+	 * be reaped and exit: its task is freed a grace period after that,
+	 * which the read-side section holds off until the wake-up is done.
+	 */
+	rcu_read_lock();
 	if (blitz_latch_set(&f->latch))
 		wake_up_process(owner);
+	rcu_read_unlock();
 }
 
 /*
