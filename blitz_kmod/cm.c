@@ -54,7 +54,8 @@ static void blitz_manage_soon(struct blitz_pool *pool)
 static void blitz_spare_wake(struct blitz_pool *pool, int cpu)
 {
 	struct blitz_cm_cpu *cm = per_cpu_ptr(pool->cm, cpu);
-	struct blitz_worker *s = NULL;
+	struct task_struct *task = NULL;
+	struct blitz_worker *s;
 	bool manage = false;
 
 	raw_spin_lock(&cm->lock);
@@ -65,17 +66,23 @@ static void blitz_spare_wake(struct blitz_pool *pool, int cpu)
 			list_move(&s->spare_node, &cm->on_duty);
 			atomic_inc(&cm->nr_running);
 			WRITE_ONCE(s->on_duty, true);
+			trace_blitz_spare_start(pool->name, s->index, cpu);
+			/*
+			 * Read under the lock: once it is dropped the spare
+			 * may leave duty, be reaped and its slot taken by a
+			 * new spare. Its task is freed a grace period after
+			 * it exits, which interrupts off hold off.
+			 */
+			task = s->task;
 		}
 		manage = list_empty(&cm->parked);
 		if (manage)
 			WRITE_ONCE(cm->want, true);
 	}
 	raw_spin_unlock(&cm->lock);
-	if (s) {
-		trace_blitz_spare_start(pool->name, s->index, cpu);
-		/* Pairs with set_current_state() in blitz_spare_wait(). */
-		wake_up_process(s->task);
-	}
+	/* Pairs with set_current_state() in blitz_spare_wait(). */
+	if (task)
+		wake_up_process(task);
 	if (manage)
 		blitz_manage_soon(pool);
 }
@@ -423,7 +430,8 @@ bool blitz_spare_wait(struct blitz_worker *w)
  * A slot whose spare exited, one of @cpu's if there is one, else another
  * CPU's moved to @cpu: the exited thread has been stopped and its
  * irq_work synced, so only the hotplug callbacks (excluded by
- * manage_lock) and debugfs read the slot's CPU.
+ * manage_lock), debugfs and hints (blitz_woken_behind_us(),
+ * blitz_next_unblocks(), which find it is not theirs) read the slot's CPU.
  */
 static struct blitz_worker *blitz_spare_slot(struct blitz_pool *pool,
 					     int cpu)
@@ -512,12 +520,14 @@ static int blitz_spare_create(struct blitz_pool *pool, int cpu)
  * later spares: lockless readers walk every slot up to nr_slots. A
  * reaped spare waits for kthread_stop() unfreezable (blitz_worker_fn()):
  * a suspend freezes tasks, then takes CPUs offline, whose callbacks wait
- * for manage_lock.
+ * for manage_lock. No grace period before a slot is taken again: a task
+ * that still holds a hint naming the slot compares the spare's task, old
+ * or new, with itself, and is neither (__blitz_hinted_forks()); the old
+ * task is freed only a grace period after it exits.
  */
 static void blitz_spares_reap(struct blitz_pool *pool)
 {
 	struct blitz_worker *w;
-	bool reaped = false;
 	unsigned int i;
 
 	for (i = pool->nr_workers; i < pool->nr_slots; i++) {
@@ -531,15 +541,7 @@ static void blitz_spares_reap(struct blitz_pool *pool)
 		w->task = NULL;
 		WRITE_ONCE(w->reap, false);
 		pool->nr_spares--;
-		reaped = true;
 	}
-	/*
-	 * A task may still be comparing the hint that named the exited
-	 * spare with itself, with preemption off (__blitz_hinted_forks()), when
-	 * a new spare takes the slot and its forks.task.
-	 */
-	if (reaped)
-		synchronize_rcu();
 }
 
 /* Until a failed spare is tried again: memory may be short. */

@@ -151,7 +151,8 @@ int blitz_worker_create(struct blitz_worker *w)
 	set_user_nice(task, w->pool->nice);
 	/* kthread_stop() after the worker has returned needs the task. */
 	w->task = get_task_struct(task);
-	w->forks.task = task;
+	/* Read by tasks whose hint still names a spare this slot held. */
+	WRITE_ONCE(w->forks.task, task);
 	return 0;
 }
 

@@ -103,7 +103,8 @@ static __always_inline struct blitz_forks *__blitz_hinted_forks(void)
 		return NULL;
 	preempt_disable();
 	forks = this_cpu_read(blitz_hint);
-	if (forks && forks->task != current)
+	/* A spare's slot may be taken by a new spare meanwhile (cm.c). */
+	if (forks && READ_ONCE(forks->task) != current)
 		forks = NULL;
 	preempt_enable();
 	return forks;
