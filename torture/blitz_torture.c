@@ -685,21 +685,25 @@ struct bt_pair {
 };
 
 /*
- * What every thread of the pools, and every task blocked uninterruptibly,
- * is doing: the first time a job waits in vain, once per run, into the
- * kernel log (KERN_INFO), between two lines that torture.sh looks for.
+ * What every thread of the pools, every task runnable or blocked
+ * uninterruptibly (killable too; not TASK_IDLE), and kthreadd are doing:
+ * the first time a job waits in vain, once per run, into the kernel log
+ * (KERN_INFO), between two lines that torture.sh looks for.
  */
 static void bt_show_threads(struct bt *bt)
 {
 	struct task_struct *g, *p;
+	unsigned int state;
 
 	if (atomic_xchg(&bt->shown, 1))
 		return;
 	pr_info("threads: begin\n");
 	rcu_read_lock();
 	for_each_process_thread(g, p) {
-		if (!strncmp(p->comm, "blitz/", 6) ||
-		    READ_ONCE(p->__state) == TASK_UNINTERRUPTIBLE)
+		state = READ_ONCE(p->__state);
+		if (!strncmp(p->comm, "blitz/", 6) || p->pid == 2 ||
+		    state == TASK_RUNNING ||
+		    (state & TASK_UNINTERRUPTIBLE && !(state & TASK_NOLOAD)))
 			sched_show_task(p);
 	}
 	rcu_read_unlock();
