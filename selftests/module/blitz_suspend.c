@@ -96,8 +96,7 @@ static void sus_exit_probe(void *data, const char *pool, unsigned int worker,
 
 struct sus_pair {
 	struct blitz_job first, second;
-	struct completion started, signal;
-	atomic_t done;
+	struct completion started, signal, done;
 };
 
 /* Blocks until the job submitted after it runs: a spare runs that. */
@@ -106,9 +105,12 @@ static void sus_pair_first(struct blitz_job *job)
 	struct sus_pair *p = container_of(job, struct sus_pair, first);
 
 	complete(&p->started);
-	if (!wait_for_completion_timeout(&p->signal, SUS_WAIT))
+	if (!wait_for_completion_timeout(&p->signal, SUS_WAIT)) {
 		pr_err("the first job waited in vain for the second\n");
-	atomic_inc(&p->done);
+		/* The pair is on its submitter's stack: the second is queued. */
+		wait_for_completion(&p->signal);
+	}
+	complete(&p->done);
 }
 
 static void sus_pair_second(struct blitz_job *job)
@@ -116,7 +118,6 @@ static void sus_pair_second(struct blitz_job *job)
 	struct sus_pair *p = container_of(job, struct sus_pair, second);
 
 	complete(&p->signal);
-	atomic_inc(&p->done);
 }
 
 /* The task named @comm, referenced, or NULL. */
@@ -159,16 +160,14 @@ static struct task_struct *__init sus_make_spare(struct blitz_pool *pool)
 
 	init_completion(&pair.started);
 	init_completion(&pair.signal);
+	init_completion(&pair.done);
 	if (blitz_submit(pool, &pair.first))
 		return NULL;
 	wait_for_completion(&pair.started);
-	if (blitz_submit(pool, &pair.second)) {
+	if (blitz_submit(pool, &pair.second))
 		complete(&pair.signal);
-		atomic_inc(&pair.done);
-	}
-	/* The pair is on our stack: both must be done. */
-	while (atomic_read(&pair.done) != 2)
-		msleep(20);
+	/* The first completes it after the second ran, or failed to submit. */
+	wait_for_completion(&pair.done);
 	snprintf(comm, sizeof(comm), "blitz/%s/%u", SUS_POOL, sus.spare_index);
 	return sus_find_task(comm);
 }
