@@ -47,8 +47,10 @@ void blitz_join_stolen(struct blitz_job *job)
 	 * which the read-side section holds off until the wake-up is done.
 	 */
 	rcu_read_lock();
-	if (blitz_latch_set(&f->latch))
+	if (blitz_latch_set(&f->latch)) {
+		blitz_race_window(BLITZ_RACE_JOIN_WAKE);
 		wake_up_process(owner);
+	}
 	rcu_read_unlock();
 }
 

@@ -35,6 +35,7 @@ enum blitz_race {
 	BLITZ_RACE_SPARE_LEAVE,		/* spare not needed, not yet parked */
 	BLITZ_RACE_SPARE_PARK,		/* spare parked, not yet waiting */
 	BLITZ_RACE_SPARE_MADE,		/* spare made, not yet on duty */
+	BLITZ_RACE_JOIN_WAKE,		/* b's latch set, its owner not woken */
 	BLITZ_NR_RACES,
 };
 
