@@ -40,12 +40,13 @@ seen=$(dmesg | wc -l)
 start=$(date +%s)
 taskset 1 insmod /modules/blitz_freeze.ko
 rc=$?
+# Loaded even if its first run failed (lib.sh): unload it first.
+[ $rc = 0 ] && rmmod blitz_freeze
 kstm_failed blitz_freeze "$seen" && rc=1
 echo "# three freeze cycles in $(($(date +%s) - start)) s"
 dmesg | tail -n +$((seen + 1)) |
 	grep -e 'blitz_freeze:' -e 'PM: suspend debug' -e 'Freezing' |
 	sed 's/^\[[^]]*\] /# /'
-[ $rc = 0 ] && rmmod blitz_freeze
 ktap_status $rc "blitz_freeze.ko: no job of a freezable pool starts while frozen (under load, busy, idle with a spare), all run after the thaw, the default pool runs on, destroy waits for the thaw"
 
 # A freezer that gave up says so, and names who refused, with stacks.

@@ -47,11 +47,12 @@ dmesg -n 7
 seen=$(dmesg | wc -l)
 taskset 1 insmod /modules/blitz_suspend.ko
 rc=$?
+# Loaded even if its first run failed (lib.sh): unload it first.
+[ $rc = 0 ] && rmmod blitz_suspend
 kstm_failed blitz_suspend "$seen" && rc=1
 dmesg | tail -n +$((seen + 1)) |
 	grep -e 'blitz_suspend:' -e 'PM: suspend' -e 'Disabling non-boot' \
 	     -e 'Enabling non-boot' | sed 's/^\[[^]]*\] /# /'
-[ $rc = 0 ] && rmmod blitz_suspend
 ktap_status $rc "blitz_suspend.ko: a suspend takes CPUs offline while the manager stops a reaped spare, held there until the freezer is done; the spare is not frozen, and exits"
 echo none > $PM
 echo "$delay" > $DELAY

@@ -16,10 +16,13 @@
  * it has returned: it sees the latch set, and parks. The probe on
  * blitz_spare_exit sees the manager stop it.
  * selftests/blitz_join_exit.sh loads blitz.ko with spare_idle_ms=1 and
- * the race window BLITZ_RACE_JOIN_WAKE open on every pass, for up to 1 s,
- * so that the thief waits between the latch and the wake-up. Without the
- * read-side section the thief sleeps there, and wakes a freed task: KASAN
- * reports it (the debug kernel).
+ * the race window BLITZ_RACE_JOIN_WAKE open on every pass, so that the
+ * thief waits between the latch and the wake-up: inside the read-side
+ * section it spins for up to 50 ms, which only a preemptible kernel lets
+ * the owner's CPU (the thief's too) run through. Without the section the
+ * thief may sleep there, for up to 1 s, and then wakes a freed task:
+ * slab poisoning or KASAN shows it. Whether a passing round's thief was
+ * still in the window when the owner was reaped, the module cannot see.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -122,6 +125,8 @@ static void jx_owner_fn(struct blitz_job *job)
 	r->owner_task = current;
 	if (!index || kstrtouint(index + 1, 10, &r->owner_index))
 		r->owner_index = UINT_MAX;
+	/* The thief's wake-up may come at once: we may be reaped soon. */
+	WRITE_ONCE(jx_reap_index, r->owner_index);
 	blitz_join(jx_a, r, jx_b, r);
 	/* Read under rcu_read_lock() by jx_wake_owner(). */
 	WRITE_ONCE(r->owner_returned, true);
@@ -188,7 +193,6 @@ static bool __init jx_round(void)
 		goto out;
 	}
 	jx_wait(&r.b_returning, "b's return");
-	WRITE_ONCE(jx_reap_index, r.owner_index);
 	complete(&r.release);
 	jx_wait(&r.blocker_done, "the blocking job's return");
 	ok = r.owner_index != 0 && r.owner_index != UINT_MAX &&
@@ -224,7 +228,7 @@ static void __init selftest(void)
 		done += jx_round();
 	unregister_trace_blitz_spare_exit(jx_exit_probe, NULL);
 	tracepoint_synchronize_unregister();
-	pr_info("%u of %u rounds: a spare's join, its b stolen; the spare woken, returned and reaped while its thief was to wake it\n",
+	pr_info("%u of %u rounds: a spare slept in a join whose b another ran, was woken by us as the thief set the latch, returned and was reaped\n",
 		done, JX_ROUNDS);
 	total_tests++;
 	if (done != JX_ROUNDS)
