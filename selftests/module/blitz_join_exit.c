@@ -18,8 +18,8 @@
  * selftests/blitz_join_exit.sh loads blitz.ko with spare_idle_ms=1 and
  * the race window BLITZ_RACE_JOIN_WAKE open on every pass, so that the
  * thief waits between the latch and the wake-up: inside the read-side
- * section it spins for up to 50 ms, which only a preemptible kernel lets
- * the owner's CPU (the thief's too) run through. Without the section the
+ * section it spins for up to 50 ms, through which only a preemptible
+ * kernel lets the owner, on the thief's CPU, run. Without the section the
  * thief may sleep there, for up to 1 s, and then wakes a freed task:
  * slab poisoning or KASAN shows it. Whether a passing round's thief was
  * still in the window when the owner was reaped, the module cannot see.
