@@ -684,20 +684,55 @@ struct bt_pair {
 	struct completion started, signal, done;
 };
 
+/* kthreadd's time on a CPU and runnable off one (CONFIG_SCHED_INFO), in ns. */
+struct bt_kthreadd {
+	u64 ran, queued, at;
+};
+
+/* kthreadd makes every kthread: the pools' workers and spares too. */
+static void bt_kthreadd_sample(struct bt_kthreadd *k)
+{
+	struct task_struct *p;
+
+	k->ran = 0;
+	k->queued = 0;
+	k->at = ktime_get_ns();
+	rcu_read_lock();
+	for_each_process(p) {
+		if (p->pid != 2)
+			continue;
+		k->ran = READ_ONCE(p->se.sum_exec_runtime);
+#ifdef CONFIG_SCHED_INFO
+		k->queued = READ_ONCE(p->sched_info.run_delay);
+#endif
+		break;
+	}
+	rcu_read_unlock();
+}
+
 /*
  * What every thread of the pools, every task runnable or blocked
- * uninterruptibly (killable too; not TASK_IDLE), and kthreadd are doing:
- * the first time a job waits in vain, once per run, into the kernel log
- * (KERN_INFO), between two lines that torture.sh looks for.
+ * uninterruptibly (killable too; not TASK_IDLE), and kthreadd are doing,
+ * and how busy kthreadd was since @since: the first time a job waits in
+ * vain, once per run, into the kernel log (KERN_INFO), between two lines
+ * that torture.sh looks for.
  */
-static void bt_show_threads(struct bt *bt)
+static void bt_show_threads(struct bt *bt, const struct bt_kthreadd *since)
 {
 	struct task_struct *g, *p;
+	struct bt_kthreadd now;
 	unsigned int state;
 
 	if (atomic_xchg(&bt->shown, 1))
 		return;
 	pr_info("threads: begin\n");
+	bt_kthreadd_sample(&now);
+	pr_info("kthreadd: on a CPU %llu ms of the last %llu ms\n",
+		div_u64(now.ran - since->ran, NSEC_PER_MSEC),
+		div_u64(now.at - since->at, NSEC_PER_MSEC));
+	if (IS_ENABLED(CONFIG_SCHED_INFO))
+		pr_info("kthreadd: runnable off a CPU %llu ms of them\n",
+			div_u64(now.queued - since->queued, NSEC_PER_MSEC));
 	rcu_read_lock();
 	for_each_process_thread(g, p) {
 		state = READ_ONCE(p->__state);
@@ -714,12 +749,15 @@ static void bt_pair_first(struct blitz_job *job)
 {
 	struct bt_pair *p = container_of(job, struct bt_pair, first);
 	struct bt *bt = p->bt;
+	struct bt_kthreadd k;
 
+	bt_kthreadd_sample(&k);
 	complete(&p->started);
 	if (!wait_for_completion_timeout(&p->signal,
 					 msecs_to_jiffies(bt->p.max_latency_ms))) {
-		bt_anomaly(bt, "a job waited in vain for a job submitted after it");
-		bt_show_threads(bt);
+		bt_anomaly(bt, "a job waited in vain for a job submitted after it (in %s)",
+			   current->comm);
+		bt_show_threads(bt, &k);
 		/* The pair is on its submitter's stack: the second is queued. */
 		wait_for_completion(&p->signal);
 	}
@@ -1160,8 +1198,9 @@ static int bt_pools(struct bt *bt)
 		if (i++ >= bt->nr_workers / 2)
 			cpumask_set_cpu(cpu, &bt->some_cpus);
 	bt->pool = blitz_pool_create("torture", bt->nr_workers);
-	bt->one[0] = blitz_pool_create("torture-one-a", 1);
-	bt->one[1] = blitz_pool_create("torture-one-b", 1);
+	/* Short: a thread's name, blitz/one-a/12, shows its pool whole. */
+	bt->one[0] = blitz_pool_create("one-a", 1);
+	bt->one[1] = blitz_pool_create("one-b", 1);
 	bt->some = blitz_pool_create_attrs("torture-some", &some);
 	bt->frz = blitz_pool_create_attrs("torture-frz", &frz);
 	for (i = 0; i < ARRAY_SIZE(pools); i++) {
