@@ -7,14 +7,9 @@
 # kmemleak scan that must find nothing. The scan also covers what ran
 # before in this guest (blitz_*.sh, debug_faults.sh).
 
-KML=/sys/kernel/debug/kmemleak
 CYCLES=100
 # shellcheck source=selftests/lib.sh
 . /selftests/lib.sh
-
-scan() {
-	echo scan > $KML
-}
 
 ktap_print_header
 ktap_set_plan 3
@@ -37,15 +32,9 @@ done
 echo "# $i cycles in $(($(date +%s) - start)) s"
 ktap_status $bad "$CYCLES cycles of load, client tests, unload"
 
-# kmemleak reports only objects older than 5 s; two scans, as its
-# documentation advises, so that a pointer in transit is not a leak.
-sleep 6
-scan && scan
+kmemleak_scan
 ktap_status $? "kmemleak scan"
-leaks=$(grep -c '^unreferenced object' $KML)
-echo "# kmemleak: $leaks unreferenced objects"
-head -n 60 $KML | sed 's/^/# /'
-[ "$leaks" = 0 ]
+kmemleak_report
 ktap_status $? "kmemleak: nothing leaked"
 
 ktap_finished

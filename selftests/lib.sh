@@ -59,3 +59,22 @@ wait_asleep() {
 	done
 	[ "$(state_field sleeping)" = "$(state_field workers)" ]
 }
+
+KML=/sys/kernel/debug/kmemleak
+
+# kmemleak_scan: scan twice, as kmemleak's documentation advises, so that
+# a pointer in transit is not a leak, once every object is old enough to
+# be reported (5 s).
+kmemleak_scan() {
+	sleep 6
+	echo scan > $KML && echo scan > $KML
+}
+
+# kmemleak_report: print what the scans found, as KTAP comments; fails
+# if they found any unreferenced object.
+kmemleak_report() {
+	leaks=$(grep -c '^unreferenced object' $KML)
+	echo "# kmemleak: $leaks unreferenced objects"
+	head -n 60 $KML | sed 's/^/# /'
+	[ "$leaks" = 0 ]
+}

@@ -13,7 +13,6 @@
 
 SECS=${BLITZ_TORTURE_SECS:-60}
 PM=/sys/power/pm_test
-KML=/sys/kernel/debug/kmemleak
 # shellcheck source=selftests/lib.sh
 . /selftests/lib.sh
 
@@ -151,13 +150,7 @@ rmmod blitz
 ktap_status $? "rmmod blitz"
 
 if [ -e $KML ]; then
-	# Objects at least 5 s old, two scans (as debug_leaks.sh).
-	sleep 6
-	echo scan > $KML && echo scan > $KML
-	leaks=$(grep -c '^unreferenced object' $KML)
-	echo "# kmemleak: $leaks unreferenced objects"
-	head -n 60 $KML | sed 's/^/# /'
-	[ "$leaks" = 0 ]
+	kmemleak_scan && kmemleak_report
 	ktap_status $? "kmemleak: the torture leaked nothing"
 else
 	ktap_test_skip "kmemleak: not in this kernel"
