@@ -70,9 +70,9 @@ cycler=$!
 # kmemleak's automatic scan (every 10 minutes) stops: the scan holds
 # kmemleak_lock, a raw spinlock, over each 4 KiB it reads, and every
 # allocation and free takes that lock. With more vCPUs than host cores,
-# the host deschedules a vCPU that holds it, every allocation waits, and
-# so does kthreadd, which makes every spare (testing.rst, "Race windows
-# and blitztorture"). The scans after the torture cover it.
+# the host may deschedule a vCPU that holds it; every allocation then
+# waits, kthreadd's, which make every spare, among them (testing.rst,
+# "Race windows and blitztorture"). The scans after the torture cover it.
 [ -e $KML ] && echo scan=off > $KML
 start=$(date +%s)
 # A quarter of the run, and 15 s to spare, for a freeze at least.
