@@ -3,9 +3,10 @@
  * Concurrency management, as the workqueue's (cmwq): a job that blocks
  * does not idle its CPU's share of the pool. Each worker's preempt
  * notifier sees it block in a job; when no worker homed on that CPU is
- * left running, a spare worker of the pool is put on duty there, and
- * goes back to its parked list once another worker of that CPU runs
- * again and it finds no work. Documentation/blitz/design.rst, "Jobs that
+ * left running, a spare worker of the pool is put on duty there (where
+ * the CPU's workers run, while it is offline), and goes back to its
+ * parked list once another worker of that CPU runs again and it finds no
+ * work. Documentation/blitz/design.rst, "Jobs that
  * sleep".
  */
 #include <linux/irq_work.h>
@@ -49,7 +50,8 @@ static void blitz_manage_soon(struct blitz_pool *pool)
  * The last running worker of @cpu blocked: put a parked spare on duty
  * there, unless one of them runs again meanwhile. When none is left
  * parked, have the manager make one, to be put on duty at once if still
- * needed. Hard interrupt, on @cpu.
+ * needed. Hard interrupt, on the CPU where that worker blocked: @cpu, or
+ * another while @cpu is offline.
  */
 static void blitz_spare_wake(struct blitz_pool *pool, int cpu)
 {
@@ -151,9 +153,9 @@ void blitz_cm_worker_init(struct blitz_worker *w)
 /*
  * @next, switched in as @w blocks, is a worker of @w's pool and CPU that
  * blocked and has been woken: its sched_in, next on this CPU, counts it
- * running again, so no spare is needed: one woken would start here
- * first, the irq_work running before that sched_in, only to find it
- * running and park again.
+ * running again, so no spare is needed: one woken (here, at home) would
+ * start first, the irq_work running before that sched_in, only to find
+ * it running and park again.
  *
  * An exiting kthread of ours may still be switched in after its pool
  * freed its worker, and the memory may hold another worker by then:
@@ -179,9 +181,10 @@ static bool blitz_next_unblocks(struct blitz_worker *w,
 /*
  * The worker is switched out, with the runqueue lock held and interrupts
  * off: nothing here may wake a task, the irq_work does (hard, also on
- * PREEMPT_RT; it runs as soon as this CPU enables interrupts). Only at
- * its home CPU is the worker counted: away (its CPU going or gone), it
- * runs wherever the scheduler puts it.
+ * PREEMPT_RT; it runs as soon as this CPU enables interrupts). The
+ * worker counts for its home CPU wherever it runs: away from it (the CPU
+ * going or gone), a block of its still has a spare run that CPU's share,
+ * where the CPU's workers run (blitz_worker_cpus()).
  *
  * A worker whose task is not runnable blocked; one that is was
  * preempted. A worker preempted between set_current_state() and
@@ -211,8 +214,6 @@ static void blitz_sched_out(struct preempt_notifier *pn,
 	     blitz_inactive(blitz_counters_load(&w->pool->counters))) &&
 	    blitz_promote_switched_out(w))
 		defer |= BIT(BLITZ_DEFER_POST);
-	if (w->cpu != raw_smp_processor_id())
-		goto out;
 	if (block) {
 		w->blocked = true;
 		blitz_stat_inc(w, BLITZ_STAT_BLOCKS);
@@ -231,7 +232,6 @@ static void blitz_sched_out(struct preempt_notifier *pn,
 		if (blitz_sleeping(c) && !blitz_awake_idle(c))
 			defer |= BIT(BLITZ_DEFER_IDLE);
 	}
-out:
 	if (defer) {
 		atomic_long_or(defer, &w->deferred);
 		irq_work_queue(&w->irq_work);
@@ -455,7 +455,7 @@ static struct blitz_worker *blitz_spare_slot(struct blitz_pool *pool,
 /*
  * A spare for @cpu, in a slot whose spare exited or a new one, put on
  * duty if @cpu has no worker running, else parked. Bound where its
- * CPU's workers run: @cpu may have gone offline since it asked. Its
+ * CPU's workers run: @cpu may be offline, or have gone since it asked. Its
  * thread has nothing to look up before it runs: it is woken at once.
  * Fails with -ENOSPC at the bound: a free slot exists whenever fewer
  * spares than the bound are alive.
@@ -554,8 +554,8 @@ static void blitz_spares_reap(struct blitz_pool *pool)
  * waits for another must not wait for a CPU hotplug operation too, nor
  * deadlock with one that waits for the job. manage_lock, which the
  * hotplug callbacks take to move the pool's workers, orders each spare's
- * binding with them. A CPU that goes offline meanwhile may still get
- * its spare, bound elsewhere. A spare it failed to make, other than at
+ * binding with them. An offline CPU gets its spares too, bound where its
+ * workers run, away from it. A spare it failed to make, other than at
  * the bound, it tries again later: the CPU that wants it may have all
  * its workers blocked, and nothing else would ask again.
  */
@@ -570,7 +570,8 @@ static void blitz_manage(struct work_struct *work)
 	if (pool->stopping)
 		goto unlock;
 	blitz_spares_reap(pool);
-	for_each_online_cpu(cpu) {
+	/* Workers, spares too, are homed on CPUs of the mask only. */
+	for_each_cpu(cpu, pool->cpumask) {
 		if (!READ_ONCE(per_cpu_ptr(pool->cm, cpu)->want))
 			continue;
 		ret = blitz_spare_create(pool, cpu);

@@ -251,9 +251,9 @@ static void blitz_housekeeping(struct cpumask *mask)
  * more workers than such CPUs, and runs there. While its home CPU is
  * offline it runs on the online CPUs of the mask, or anywhere when none
  * is, as an unbound workqueue's workers do. While every worker of a CPU
- * is blocked in a job, a spare worker runs there: the pool makes up to
- * max_spares (a module parameter, read now) as they are needed, at the
- * same nice value.
+ * is blocked in a job, a spare worker runs where they run: the pool
+ * makes up to max_spares (a module parameter, read now) as they are
+ * needed, at the same nice value.
  *
  * With %BLITZ_POOL_FREEZABLE, the workers freeze with the system freezer:
  * idle ones at once, busy ones when their job returns. No job of the pool

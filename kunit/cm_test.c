@@ -8,6 +8,7 @@
  */
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/kthread.h>
@@ -60,39 +61,94 @@ static void later_second(struct blitz_job *job)
 }
 
 /*
- * In a pool of one worker, a job waits for one submitted after it
- * started: a spare runs the second while the first blocks. Rounds after
- * the first find a spare parked, or the one on duty.
+ * In @pool, of one worker, a job waits for one submitted after it
+ * started, 5 rounds: a spare runs the second while the first blocks.
+ * Rounds after the first find a spare parked, or the one on duty; there
+ * the first job need not block: the other task may run the second before
+ * the first waits (at once, on another CPU, while the home CPU is
+ * offline). Returns whether all went so; after a failure the second job
+ * of the round may still be queued, and @l in use.
  */
-static void cm_test_later_job(struct kunit *test)
+static bool later_rounds(struct kunit *test, struct blitz_pool *pool,
+			 struct later *l)
 {
-	/* Not test-managed: on a failure the stuck job still uses it. */
-	struct later *l = kzalloc(sizeof(*l), GFP_KERNEL);
-	struct blitz_pool *pool;
-	int round;
+	u64 blocks = cm_stat(pool, BLITZ_STAT_BLOCKS);
+	int round, ret = 0;
 
-	KUNIT_ASSERT_NOT_NULL(test, l);
-	pool = blitz_pool_create("kunit-later", 1);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
-	for (round = 0; round < 5; round++) {
+	for (round = 0; round < 5 && !ret; round++) {
 		blitz_job_init(&l->first, later_first);
 		blitz_job_init(&l->second, later_second);
 		init_completion(&l->started);
 		init_completion(&l->signal);
 		init_completion(&l->done);
-		KUNIT_ASSERT_EQ(test, blitz_submit(pool, &l->first), 0);
-		wait_for_completion(&l->started);
-		KUNIT_ASSERT_EQ(test, blitz_submit(pool, &l->second), 0);
-		wait_for_completion(&l->done);
+		ret = blitz_submit(pool, &l->first);
+		if (!ret) {
+			wait_for_completion(&l->started);
+			ret = blitz_submit(pool, &l->second);
+			wait_for_completion(&l->done);
+		}
+		KUNIT_EXPECT_EQ_MSG(test, ret, 0, "round %d: a submit failed",
+				    round);
 		KUNIT_EXPECT_FALSE_MSG(test, l->timed_out,
 				       "round %d: the second job waited for the first",
 				       round);
 		KUNIT_EXPECT_PTR_NE(test, l->first_task, l->second_task);
 		if (l->timed_out)
-			break;
+			ret = -ETIMEDOUT;
 	}
-	KUNIT_EXPECT_GE(test, cm_stat(pool, BLITZ_STAT_BLOCKS), 5ULL);
+	KUNIT_EXPECT_GE(test, cm_stat(pool, BLITZ_STAT_BLOCKS) - blocks, 1ULL);
 	KUNIT_EXPECT_GE(test, cm_spares(pool), 1U);
+	return !ret;
+}
+
+static void cm_test_later_job(struct kunit *test)
+{
+	/* Not test-managed: on a failure the stuck job still uses it. */
+	struct later *l = kzalloc(sizeof(*l), GFP_KERNEL);
+	struct blitz_pool *pool;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	pool = blitz_pool_create("kunit-later", 1);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	later_rounds(test, pool, l);
+	blitz_pool_destroy(pool);
+	kfree(l);
+}
+
+/*
+ * As cm_test_later_job, with the worker's home CPU offline: it runs
+ * elsewhere, and its blocks count for its home all the same. Then again
+ * with the CPU back.
+ */
+static void cm_test_later_away(struct kunit *test)
+{
+	struct later *l = kzalloc(sizeof(*l), GFP_KERNEL);
+	unsigned int cpu = cpumask_last(cpu_online_mask);
+	struct blitz_pool *pool;
+	bool ok;
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	if (!IS_ENABLED(CONFIG_HOTPLUG_CPU) || num_online_cpus() < 2) {
+		kfree(l);
+		kunit_skip(test, "needs CPU hotplug and two CPUs");
+	}
+	pool = blitz_pool_create_attrs("kunit-later-away",
+				       &(struct blitz_pool_attrs){
+					       .nr_workers = 1,
+					       .cpumask = cpumask_of(cpu) });
+	KUNIT_ASSERT_FALSE(test, IS_ERR(pool));
+	ret = remove_cpu(cpu);
+	if (ret) {
+		blitz_pool_destroy(pool);
+		kfree(l);
+		KUNIT_FAIL(test, "CPU %u did not go offline: %d", cpu, ret);
+		return;
+	}
+	ok = later_rounds(test, pool, l);
+	KUNIT_EXPECT_EQ(test, add_cpu(cpu), 0);
+	if (ok)
+		later_rounds(test, pool, l);
 	blitz_pool_destroy(pool);
 	kfree(l);
 }
@@ -619,6 +675,7 @@ static void cm_test_bound(struct kunit *test)
 
 static struct kunit_case cm_test_cases[] = {
 	KUNIT_CASE(cm_test_later_job),
+	KUNIT_CASE(cm_test_later_away),
 	KUNIT_CASE(cm_test_all_blocked),
 	KUNIT_CASE(cm_test_mutex),
 	KUNIT_CASE(cm_test_preempted),

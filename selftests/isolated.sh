@@ -9,8 +9,9 @@
 # CPUs 0 and 1 only. Then "attrs_hotplug": pool attributes, and a pool on
 # CPU 1 alone while CPU 1 goes offline and online under load; and
 # "sleep_hotplug": a job that waits for one submitted after it, while a
-# CPU hotplug operation is held. Not named blitz_*.sh, so that the other
-# boots do not run it.
+# CPU hotplug operation is held; and "sleep_away": the same in a pool on
+# CPU 1 alone, with CPU 1 offline. Not named blitz_*.sh, so that the
+# other boots do not run it.
 
 DBG=/sys/kernel/debug/blitz/default
 CPUS=/sys/devices/system/cpu
@@ -48,7 +49,7 @@ hk_only() {
 }
 
 ktap_print_header
-ktap_set_plan 9
+ktap_set_plan 10
 
 isolated=$(cat $CPUS/isolated) nohz=$(cat $CPUS/nohz_full 2>/dev/null)
 echo "# online $(cat $CPUS/online), isolated $isolated, nohz_full $nohz"
@@ -73,6 +74,9 @@ ktap_status $? "attrs: -EINVAL sets, nice 7, CPU 0 alone, CPU 1 alone while it g
 
 run_selftest tests=sleep_hotplug
 ktap_status $? "a job waits for a job submitted after it, in a new pool of one worker, while CPU 1's offlining is held"
+
+run_selftest tests=sleep_away
+ktap_status $? "a job waits for a job submitted after it, in a pool of one worker on CPU 1 alone, with CPU 1 offline and back"
 
 hk_only "after CPU 1's hotplug"
 

@@ -44,7 +44,7 @@ MODULE_PARM_DESC(load_jobs, "jobs submitted by the load tests");
 static unsigned int hotplug_cpu = 1;
 module_param(hotplug_cpu, uint, 0444);
 MODULE_PARM_DESC(hotplug_cpu,
-		 "the CPU attrs_hotplug and sleep_hotplug take offline and back");
+		 "the CPU attrs_hotplug, sleep_hotplug and sleep_away take offline and back");
 
 /* === Where jobs run === */
 
@@ -861,20 +861,15 @@ static void later_second(struct blitz_job *job)
 }
 
 /*
- * In a pool of one worker, a job waits for a job submitted after it:
- * the second runs while the first sleeps. Ten rounds, both jobs
- * submitted back to back from here.
+ * In @pool, of one worker, a job waits for a job submitted after it: the
+ * second runs while the first sleeps. Ten rounds, both jobs submitted
+ * back to back from here.
  */
-static int test_sleep_later(void)
+static int later_rounds(struct blitz_pool *pool, struct later *l,
+			const char *name)
 {
-	struct blitz_pool *pool = blitz_pool_create("selftest-later", 1);
-	struct later *l = kzalloc(sizeof(*l), GFP_KERNEL);
 	int round, ret = 0;
 
-	if (IS_ERR(pool) || !l) {
-		kfree(l);
-		return IS_ERR(pool) ? PTR_ERR(pool) : -ENOMEM;
-	}
 	for (round = 0; round < 10 && !ret; round++) {
 		blitz_job_init(&l->first, later_first);
 		blitz_job_init(&l->second, later_second);
@@ -885,10 +880,71 @@ static int test_sleep_later(void)
 			ret = -EINVAL;
 		wait_for_completion(&l->done);
 		if (l->timed_out) {
-			pr_err("round %d: a job waited 5 s for the next\n",
-			       round);
+			pr_err("%s: round %d: a job waited 5 s for the next\n",
+			       name, round);
 			ret = -ETIMEDOUT;
 		}
+	}
+	return ret;
+}
+
+static int test_sleep_later(void)
+{
+	struct blitz_pool *pool = blitz_pool_create("selftest-later", 1);
+	struct later *l = kzalloc(sizeof(*l), GFP_KERNEL);
+	int ret;
+
+	if (IS_ERR(pool) || !l) {
+		kfree(l);
+		return IS_ERR(pool) ? PTR_ERR(pool) : -ENOMEM;
+	}
+	ret = later_rounds(pool, l, "sleep_later");
+	blitz_pool_destroy(pool);
+	kfree(l);
+	return ret;
+}
+
+/*
+ * As sleep_later, in a pool of one worker on CPU hotplug_cpu alone, while
+ * that CPU is offline (the worker runs on the other CPUs), then once it
+ * is back. It takes a CPU offline, so it runs only when named
+ * (selftests/isolated.sh).
+ */
+static int test_sleep_away(void)
+{
+	struct later *l = kzalloc(sizeof(*l), GFP_KERNEL);
+	struct blitz_pool *pool;
+	int ret;
+
+	if (!l)
+		return -ENOMEM;
+	if (hotplug_cpu == 0 || hotplug_cpu >= nr_cpu_ids ||
+	    !cpu_online(hotplug_cpu)) {
+		pr_err("sleep_away: CPU %u is not online, or is 0\n",
+		       hotplug_cpu);
+		kfree(l);
+		return -ENODEV;
+	}
+	pool = blitz_pool_create_attrs("selftest-away",
+				       &(struct blitz_pool_attrs){
+					       .nr_workers = 1,
+					       .cpumask = cpumask_of(hotplug_cpu) });
+	if (IS_ERR(pool)) {
+		kfree(l);
+		return PTR_ERR(pool);
+	}
+	ret = remove_cpu(hotplug_cpu);
+	if (ret) {
+		pr_err("sleep_away: CPU %u did not go offline: %d\n",
+		       hotplug_cpu, ret);
+	} else {
+		ret = later_rounds(pool, l, "sleep_away, CPU offline");
+		if (add_cpu(hotplug_cpu)) {
+			pr_err("sleep_away: CPU %u did not come back\n",
+			       hotplug_cpu);
+			ret = ret ?: -EIO;
+		}
+		ret = ret ?: later_rounds(pool, l, "sleep_away, CPU back");
 	}
 	blitz_pool_destroy(pool);
 	kfree(l);
@@ -2075,6 +2131,7 @@ static const struct {
 	{ "isolated", test_isolated, true },
 	{ "attrs_hotplug", test_attrs_hotplug, true },
 	{ "sleep_hotplug", test_sleep_hotplug, true },
+	{ "sleep_away", test_sleep_away, true },
 };
 
 static bool selected(const char *name, bool not_in_all)
