@@ -875,11 +875,15 @@ static int later_rounds(struct blitz_pool *pool, struct later *l,
 		blitz_job_init(&l->second, later_second);
 		init_completion(&l->signal);
 		init_completion(&l->done);
-		if (blitz_submit(pool, &l->first) ||
-		    blitz_submit(pool, &l->second))
-			ret = -EINVAL;
-		wait_for_completion(&l->done);
-		if (l->timed_out) {
+		ret = blitz_submit(pool, &l->first);
+		if (!ret) {
+			/* Refused, it leaves the first to time out. */
+			ret = blitz_submit(pool, &l->second);
+			wait_for_completion(&l->done);
+		}
+		if (ret) {
+			pr_err("%s: round %d: submit: %d\n", name, round, ret);
+		} else if (l->timed_out) {
 			pr_err("%s: round %d: a job waited 5 s for the next\n",
 			       name, round);
 			ret = -ETIMEDOUT;
