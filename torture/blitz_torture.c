@@ -1177,15 +1177,21 @@ static void bt_pools_destroy(struct bt *bt)
 }
 
 /*
- * The pools: the shared one, two of one worker, one on the upper half of
- * the online CPUs (CPU 0 alone if it is the only one) at nice 5, whose
- * workers run anywhere while hotplug has taken all its CPUs, and one
- * freezable.
+ * The pools: the shared one, two of one worker (the second on the last
+ * online CPU, which hotplug takes offline at times: its worker then runs
+ * away from home, and a pair's first job still gets a spare), one on the
+ * upper half of the online CPUs (CPU 0 alone if it is the only one) at
+ * nice 5, whose workers run anywhere while hotplug has taken all its
+ * CPUs, and one freezable.
  */
 static int bt_pools(struct bt *bt)
 {
 	const struct blitz_pool_attrs frz = { .flags = BLITZ_POOL_FREEZABLE };
 	struct blitz_pool_attrs some = { .nice = 5, .cpumask = &bt->some_cpus };
+	struct blitz_pool_attrs last = {
+		.nr_workers = 1,
+		.cpumask = cpumask_of(cpumask_last(cpu_online_mask)),
+	};
 	struct blitz_pool **pools[] = {
 		&bt->pool, &bt->one[0], &bt->one[1], &bt->some, &bt->frz,
 	};
@@ -1200,7 +1206,7 @@ static int bt_pools(struct bt *bt)
 	bt->pool = blitz_pool_create("torture", bt->nr_workers);
 	/* Short: a thread's name, blitz/one-a/12, shows its pool whole. */
 	bt->one[0] = blitz_pool_create("one-a", 1);
-	bt->one[1] = blitz_pool_create("one-b", 1);
+	bt->one[1] = blitz_pool_create_attrs("one-b", &last);
 	bt->some = blitz_pool_create_attrs("torture-some", &some);
 	bt->frz = blitz_pool_create_attrs("torture-frz", &frz);
 	for (i = 0; i < ARRAY_SIZE(pools); i++) {
