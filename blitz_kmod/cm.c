@@ -6,8 +6,7 @@
  * left running, a spare worker of the pool is put on duty there (where
  * the CPU's workers run, while it is offline), and goes back to its
  * parked list once another worker of that CPU runs again and it finds no
- * work. Documentation/blitz/design.rst, "Jobs that
- * sleep".
+ * work. Documentation/blitz/design.rst, "Jobs that sleep".
  */
 #include <linux/irq_work.h>
 #include <linux/kthread.h>
