@@ -192,7 +192,7 @@ struct blitz_cm_cpu {
  * @cpumask: the CPUs the workers are homed on, and run on while their
  *	     own is offline (pool.c, CPU hotplug)
  * @online: the CPUs of @cpumask that the hotplug callbacks count online;
- *	    under @manage_lock (pool.c, blitz_worker_cpus())
+ *	    under @manage_lock (pool.c, blitz_worker_bind())
  * @nice: the workers' nice value
  * @flags: BLITZ_POOL_* flags
  * @node: on the list of all pools
@@ -462,8 +462,7 @@ int blitz_submit_group(struct blitz_pool *pool, struct blitz_job *job,
 struct blitz_worker *blitz_worker_alloc(struct blitz_pool *pool,
 					unsigned int i, int cpu);
 int blitz_worker_create(struct blitz_worker *w);
-const struct cpumask *blitz_worker_cpus(struct blitz_pool *pool,
-					unsigned int cpu);
+void blitz_worker_bind(struct blitz_worker *w);
 int blitz_hotplug_init(void);
 void blitz_hotplug_exit(void);
 

@@ -183,7 +183,7 @@ static bool blitz_next_unblocks(struct blitz_worker *w,
  * PREEMPT_RT; it runs as soon as this CPU enables interrupts). The
  * worker counts for its home CPU wherever it runs: away from it (the CPU
  * going or gone), a block of its still has a spare run that CPU's share,
- * where the CPU's workers run (blitz_worker_cpus()).
+ * where the CPU's workers run (blitz_worker_bind()).
  *
  * A worker whose task is not runnable blocked; one that is was
  * preempted. A worker preempted between set_current_state() and
@@ -462,7 +462,6 @@ static struct blitz_worker *blitz_spare_slot(struct blitz_pool *pool,
 static int blitz_spare_create(struct blitz_pool *pool, int cpu)
 {
 	struct blitz_cm_cpu *cm = per_cpu_ptr(pool->cm, cpu);
-	const struct cpumask *mask;
 	unsigned int i = pool->nr_slots;
 	struct blitz_worker *w;
 	bool on_duty;
@@ -486,9 +485,8 @@ static int blitz_spare_create(struct blitz_pool *pool, int cpu)
 			kfree(w);
 		return ret;
 	}
-	mask = blitz_worker_cpus(pool, cpu);
-	if (mask != cpumask_of(cpu))
-		WARN_ON_ONCE(set_cpus_allowed_ptr(w->task, mask));
+	if (!cpumask_test_cpu(cpu, pool->online))
+		blitz_worker_bind(w);
 	if (i == pool->nr_slots) {
 		pool->workers[i] = w;
 		/* Pairs with smp_load_acquire() in blitz_nr_slots(). */

@@ -30,6 +30,8 @@
 static LIST_HEAD(blitz_pools);
 static DEFINE_MUTEX(blitz_pools_lock);
 static enum cpuhp_state blitz_cpuhp_state;
+/* The housekeeping CPUs, found at load (blitz_hotplug_init()). */
+static cpumask_var_t blitz_hk_cpus;
 
 static void blitz_pool_release(struct percpu_ref *ref)
 {
@@ -131,7 +133,7 @@ struct blitz_worker *blitz_worker_alloc(struct blitz_pool *pool,
  * @w: the worker
  *
  * The thread is not woken. Bound to its home CPU, which must be online
- * when it is woken, or moved first (blitz_worker_cpus()).
+ * when it is woken, or moved first (blitz_worker_bind()).
  *
  * Context: process context.
  * Return: 0, or the error kthread creation gave.
@@ -226,9 +228,10 @@ static void blitz_map_cpus(struct blitz_pool *pool)
 }
 
 /*
- * The CPUs of a pool made without a cpumask: those the workqueue runs
- * unbound work on, narrowed as workqueue_init_early() narrows them, each
- * housekeeping set only where it leaves a CPU.
+ * The housekeeping CPUs: those the workqueue runs unbound work on, the
+ * possible CPUs narrowed as workqueue_init_early() narrows them, each
+ * housekeeping set only where it leaves a CPU. The CPUs of a pool made
+ * without a cpumask, and where a pool with no CPU online runs.
  */
 static void blitz_housekeeping(struct cpumask *mask)
 {
@@ -249,11 +252,11 @@ static void blitz_housekeeping(struct cpumask *mask)
  * Worker i is homed on the i-th online CPU of @attrs->cpumask (of the
  * housekeeping CPUs when it is NULL), wrapping around when there are
  * more workers than such CPUs, and runs there. While its home CPU is
- * offline it runs on the online CPUs of the mask, or anywhere when none
- * is, as an unbound workqueue's workers do. While every worker of a CPU
- * is blocked in a job, a spare worker runs where they run: the pool
- * makes up to max_spares (a module parameter, read now) as they are
- * needed, at the same nice value.
+ * offline it runs on the online CPUs of the mask, or on the housekeeping
+ * CPUs when none is, as an unbound workqueue's workers do. While every
+ * worker of a CPU is blocked in a job, a spare worker runs where they
+ * run: the pool makes up to max_spares (a module parameter, read now) as
+ * they are needed, at the same nice value.
  *
  * With %BLITZ_POOL_FREEZABLE, the workers freeze with the system freezer:
  * idle ones at once, busy ones when their job returns. No job of the pool
@@ -292,7 +295,7 @@ struct blitz_pool *blitz_pool_create_attrs(const char *name,
 	if (attrs->cpumask)
 		cpumask_and(mask, attrs->cpumask, cpu_possible_mask);
 	else
-		blitz_housekeeping(mask);
+		cpumask_copy(mask, blitz_hk_cpus);
 
 	cpus_read_lock();
 	mutex_lock(&blitz_pools_lock);
@@ -711,36 +714,40 @@ int blitz_submit_group(struct blitz_pool *pool, struct blitz_job *job,
 /* === CPU hotplug === */
 
 /**
- * blitz_worker_cpus - where a worker of a pool homed on a CPU runs
- * @pool: the pool
- * @cpu: the worker's home CPU
+ * blitz_worker_bind - allow a worker's thread where it runs now
+ * @w: the worker, with a thread
  *
- * There while the hotplug callbacks count @cpu online; else on the
- * pool's CPUs that they count online, or anywhere when it has none, so
- * that nothing on the worker's queues is stranded, as an unbound
- * workqueue's workers do.
+ * On its home CPU while the hotplug callbacks count that CPU online;
+ * else on the pool's CPUs that they count online; else, the pool having
+ * none, on the housekeeping CPUs, as an unbound workqueue's workers run,
+ * or on any CPU if none of those is online (unbind_worker() in the
+ * workqueue does the same). Nothing on the worker's queues is stranded.
  *
- * Context: under @pool's manage_lock, under which the hotplug callbacks
- * change what this says, and move the pool's workers.
- * Return: the CPUs.
+ * Context: under the pool's manage_lock, under which the hotplug
+ * callbacks change @pool->online and bind the pool's workers.
  */
-const struct cpumask *blitz_worker_cpus(struct blitz_pool *pool,
-					unsigned int cpu)
+void blitz_worker_bind(struct blitz_worker *w)
 {
+	struct blitz_pool *pool = w->pool;
+	const struct cpumask *mask = blitz_hk_cpus;
+
 	lockdep_assert_held(&pool->manage_lock);
-	if (cpumask_test_cpu(cpu, pool->online))
-		return cpumask_of(cpu);
-	return cpumask_empty(pool->online) ? cpu_possible_mask : pool->online;
+	if (cpumask_test_cpu(w->cpu, pool->online))
+		mask = cpumask_of(w->cpu);
+	else if (!cpumask_empty(pool->online))
+		mask = pool->online;
+	/* Fails only if none of @mask is online. */
+	if (set_cpus_allowed_ptr(w->task, mask))
+		WARN_ON_ONCE(set_cpus_allowed_ptr(w->task, cpu_possible_mask));
 }
 
 /*
  * @cpu comes online (@online) or goes. The workers homed there, spares
  * too, follow; so do those of the pool's offline CPUs, which run on its
- * online ones (blitz_worker_cpus()). Runs on @cpu, online in both calls.
+ * online ones (blitz_worker_bind()). Runs on @cpu, online in both calls.
  */
 static void blitz_rehome(unsigned int cpu, bool online)
 {
-	const struct cpumask *mask;
 	struct blitz_pool *pool;
 	struct blitz_worker *w;
 	unsigned int i;
@@ -760,8 +767,7 @@ static void blitz_rehome(unsigned int cpu, bool online)
 			if (!w->task || (w->cpu != cpu &&
 					 cpumask_test_cpu(w->cpu, pool->online)))
 				continue;
-			mask = blitz_worker_cpus(pool, w->cpu);
-			WARN_ON_ONCE(set_cpus_allowed_ptr(w->task, mask));
+			blitz_worker_bind(w);
 		}
 		mutex_unlock(&pool->manage_lock);
 	}
@@ -780,14 +786,20 @@ static int blitz_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
+/* The housekeeping CPUs, and the hotplug callbacks; before any pool. */
 int blitz_hotplug_init(void)
 {
 	int ret;
 
+	if (!alloc_cpumask_var(&blitz_hk_cpus, GFP_KERNEL))
+		return -ENOMEM;
+	blitz_housekeeping(blitz_hk_cpus);
 	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "blitz:online",
 				blitz_cpu_online, blitz_cpu_offline);
-	if (ret < 0)
+	if (ret < 0) {
+		free_cpumask_var(blitz_hk_cpus);
 		return ret;
+	}
 	blitz_cpuhp_state = ret;
 	return 0;
 }
@@ -795,4 +807,5 @@ int blitz_hotplug_init(void)
 void blitz_hotplug_exit(void)
 {
 	cpuhp_remove_state(blitz_cpuhp_state);
+	free_cpumask_var(blitz_hk_cpus);
 }

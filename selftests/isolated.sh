@@ -10,8 +10,9 @@
 # CPU 1 alone while CPU 1 goes offline and online under load; and
 # "sleep_hotplug": a job that waits for one submitted after it, while a
 # CPU hotplug operation is held; and "sleep_away": the same in a pool on
-# CPU 1 alone, with CPU 1 offline. Not named blitz_*.sh, so that the
-# other boots do not run it.
+# CPU 1 alone, with CPU 1 offline (its workers then allowed on CPUs 0-1
+# only) and back. Not named blitz_*.sh, so that the other boots do not
+# run it.
 
 DBG=/sys/kernel/debug/blitz/default
 CPUS=/sys/devices/system/cpu
@@ -76,7 +77,7 @@ run_selftest tests=sleep_hotplug
 ktap_status $? "a job waits for a job submitted after it, in a new pool of one worker, while CPU 1's offlining is held"
 
 run_selftest tests=sleep_away
-ktap_status $? "a job waits for a job submitted after it, in a pool of one worker on CPU 1 alone, with CPU 1 offline and back"
+ktap_status $? "a job waits for a job submitted after it, in a pool of one worker on CPU 1 alone, with CPU 1 offline (its workers allowed on CPUs 0-1) and back (on CPU 1)"
 
 hk_only "after CPU 1's hotplug"
 

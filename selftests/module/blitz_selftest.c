@@ -48,16 +48,24 @@ MODULE_PARM_DESC(hotplug_cpu,
 
 /* === Where jobs run === */
 
+/* The housekeeping CPUs, those of unbound work, into @hk. */
+static void hk_cpus(struct cpumask *hk)
+{
+	cpumask_and(hk, housekeeping_cpumask(HK_TYPE_WQ),
+		    housekeeping_cpumask(HK_TYPE_DOMAIN));
+}
+
 /*
  * Jobs, loop ranges and join halves note the CPU they run on, and their
- * nice value. The CPU must be one of @allowed, except while @hotplug is
- * odd, or if it changed while the job looked: the CPU under test was (or
- * may have been) offline, and a worker whose CPUs are all offline runs
- * anywhere.
+ * nice value. The CPU must be one of @allowed, or of @moved while
+ * @hotplug is odd, or if it changed while the job looked: the CPU under
+ * test was (or may have been) offline, and a worker whose CPUs are all
+ * offline runs on the housekeeping CPUs.
  */
 struct where {
 	const struct cpumask *allowed;
 	const atomic_t *hotplug;	/* NULL: no excuse */
+	const struct cpumask *moved;	/* with @hotplug */
 	bool check_nice;
 	int nice;
 	atomic_long_t *on;		/* runs per CPU, nr_cpu_ids of them */
@@ -86,7 +94,8 @@ static void where_note(struct where *w, const char *what)
 		return;
 	/* The CPU, then the hotplug count again. */
 	smp_rmb();
-	if (w->hotplug && ((seq & 1) || atomic_read(w->hotplug) != seq)) {
+	if (w->hotplug && ((seq & 1) || atomic_read(w->hotplug) != seq) &&
+	    cpumask_test_cpu(cpu, w->moved)) {
 		atomic_long_inc(&w->excused);
 		return;
 	}
@@ -844,32 +853,51 @@ static int test_group(void)
 struct later {
 	struct blitz_job first, second;
 	struct completion signal, done;
-	bool timed_out;
+	const struct cpumask *allowed;	/* NULL: anywhere */
+	bool timed_out, stray;
 };
+
+/* Each job's worker, a spare's too, is allowed on @l->allowed alone. */
+static void later_where(struct later *l)
+{
+	if (!l->allowed || cpumask_subset(current->cpus_ptr, l->allowed))
+		return;
+	pr_err("a job's worker is allowed on CPUs %*pbl, not within %*pbl\n",
+	       cpumask_pr_args(current->cpus_ptr),
+	       cpumask_pr_args(l->allowed));
+	WRITE_ONCE(l->stray, true);
+}
 
 static void later_first(struct blitz_job *job)
 {
 	struct later *l = container_of(job, struct later, first);
 
+	later_where(l);
 	l->timed_out = !wait_for_completion_timeout(&l->signal, 5 * HZ);
 	complete(&l->done);
 }
 
 static void later_second(struct blitz_job *job)
 {
-	complete(&container_of(job, struct later, second)->signal);
+	struct later *l = container_of(job, struct later, second);
+
+	later_where(l);
+	complete(&l->signal);
 }
 
 /*
  * In @pool, of one worker, a job waits for a job submitted after it: the
- * second runs while the first sleeps. Ten rounds, both jobs submitted
- * back to back from here.
+ * second runs while the first sleeps, each on a worker allowed on
+ * @allowed alone (NULL: anywhere). Ten rounds, both jobs submitted back
+ * to back from here.
  */
 static int later_rounds(struct blitz_pool *pool, struct later *l,
-			const char *name)
+			const struct cpumask *allowed, const char *name)
 {
 	int round, ret = 0;
 
+	l->allowed = allowed;
+	l->stray = false;
 	for (round = 0; round < 10 && !ret; round++) {
 		blitz_job_init(&l->first, later_first);
 		blitz_job_init(&l->second, later_second);
@@ -887,6 +915,10 @@ static int later_rounds(struct blitz_pool *pool, struct later *l,
 			pr_err("%s: round %d: a job waited 5 s for the next\n",
 			       name, round);
 			ret = -ETIMEDOUT;
+		} else if (READ_ONCE(l->stray)) {
+			pr_err("%s: round %d: a job ran outside %*pbl\n",
+			       name, round, cpumask_pr_args(allowed));
+			ret = -EINVAL;
 		}
 	}
 	return ret;
@@ -902,7 +934,7 @@ static int test_sleep_later(void)
 		kfree(l);
 		return IS_ERR(pool) ? PTR_ERR(pool) : -ENOMEM;
 	}
-	ret = later_rounds(pool, l, "sleep_later");
+	ret = later_rounds(pool, l, NULL, "sleep_later");
 	blitz_pool_destroy(pool);
 	kfree(l);
 	return ret;
@@ -910,47 +942,58 @@ static int test_sleep_later(void)
 
 /*
  * As sleep_later, in a pool of one worker on CPU hotplug_cpu alone, while
- * that CPU is offline (the worker runs on the other CPUs), then once it
- * is back. It takes a CPU offline, so it runs only when named
+ * that CPU is offline, then once it is back. Offline, the pool has no
+ * online CPU, so its worker and spares run on the housekeeping CPUs, as
+ * an unbound workqueue's workers do, never on isolated ones; back, on
+ * that CPU alone. It takes a CPU offline, so it runs only when named
  * (selftests/isolated.sh).
  */
 static int test_sleep_away(void)
 {
 	struct later *l = kzalloc(sizeof(*l), GFP_KERNEL);
-	struct blitz_pool *pool;
+	struct blitz_pool *pool = NULL;
+	cpumask_var_t hk;
 	int ret;
 
-	if (!l)
+	if (!l || !zalloc_cpumask_var(&hk, GFP_KERNEL)) {
+		kfree(l);
 		return -ENOMEM;
+	}
 	if (hotplug_cpu == 0 || hotplug_cpu >= nr_cpu_ids ||
 	    !cpu_online(hotplug_cpu)) {
 		pr_err("sleep_away: CPU %u is not online, or is 0\n",
 		       hotplug_cpu);
-		kfree(l);
-		return -ENODEV;
+		ret = -ENODEV;
+		goto free;
 	}
+	hk_cpus(hk);
 	pool = blitz_pool_create_attrs("selftest-away",
 				       &(struct blitz_pool_attrs){
 					       .nr_workers = 1,
 					       .cpumask = cpumask_of(hotplug_cpu) });
 	if (IS_ERR(pool)) {
-		kfree(l);
-		return PTR_ERR(pool);
+		ret = PTR_ERR(pool);
+		pool = NULL;
+		goto free;
 	}
 	ret = remove_cpu(hotplug_cpu);
 	if (ret) {
 		pr_err("sleep_away: CPU %u did not go offline: %d\n",
 		       hotplug_cpu, ret);
 	} else {
-		ret = later_rounds(pool, l, "sleep_away, CPU offline");
+		ret = later_rounds(pool, l, hk, "sleep_away, CPU offline");
 		if (add_cpu(hotplug_cpu)) {
 			pr_err("sleep_away: CPU %u did not come back\n",
 			       hotplug_cpu);
 			ret = ret ?: -EIO;
 		}
-		ret = ret ?: later_rounds(pool, l, "sleep_away, CPU back");
+		ret = ret ?: later_rounds(pool, l, cpumask_of(hotplug_cpu),
+					  "sleep_away, CPU back");
 	}
-	blitz_pool_destroy(pool);
+free:
+	if (pool)
+		blitz_pool_destroy(pool);
+	free_cpumask_var(hk);
 	kfree(l);
 	return ret;
 }
@@ -1766,8 +1809,7 @@ static int test_isolated(void)
 		ret = -ENOMEM;
 		goto out_mask;
 	}
-	cpumask_and(hk, housekeeping_cpumask(HK_TYPE_WQ),
-		    housekeeping_cpumask(HK_TYPE_DOMAIN));
+	hk_cpus(hk);
 	cpumask_andnot(outside, cpu_online_mask, hk);
 	pr_info("isolated: housekeeping CPUs %*pbl, online %*pbl\n",
 		cpumask_pr_args(hk), cpumask_pr_args(cpu_online_mask));
@@ -1961,7 +2003,7 @@ static int hp_window(struct counted *c, long from, long n, const char *when)
  * that CPU goes offline and online HP_CYCLES times; each window lasts
  * until HP_WINDOW jobs of the pool ran in it. Every job runs once; while
  * the CPU is online, the pool's jobs run only there (offline, its worker
- * runs anywhere); the default pool's run on the housekeeping CPUs
+ * runs on the housekeeping CPUs); the default pool's run there
  * throughout. Offline, a pool on that CPU alone is refused.
  */
 static int attrs_cpu_hotplug(void)
@@ -1972,7 +2014,7 @@ static int attrs_cpu_hotplug(void)
 	struct blitz_pool *pool;
 	atomic_t hotplug = ATOMIC_INIT(0);
 	struct hp_load *l;
-	cpumask_var_t hk;
+	cpumask_var_t hk, moved;
 	int ret, r, i, p;
 
 	if (cpu == 0 || cpu >= nr_cpu_ids || !cpu_online(cpu)) {
@@ -1984,8 +2026,13 @@ static int attrs_cpu_hotplug(void)
 		kfree(l);
 		return -ENOMEM;
 	}
-	cpumask_and(hk, housekeeping_cpumask(HK_TYPE_WQ),
-		    housekeeping_cpumask(HK_TYPE_DOMAIN));
+	if (!zalloc_cpumask_var(&moved, GFP_KERNEL)) {
+		free_cpumask_var(hk);
+		kfree(l);
+		return -ENOMEM;
+	}
+	hk_cpus(hk);
+	cpumask_or(moved, hk, cpumask_of(cpu));
 	pool = blitz_pool_create_attrs("selftest-hotplug",
 				       &(struct blitz_pool_attrs){
 					       .cpumask = cpumask_of(cpu) });
@@ -1997,6 +2044,7 @@ static int attrs_cpu_hotplug(void)
 	if (ret)
 		goto out;
 	w.hotplug = &hotplug;
+	w.moved = moved;
 	l->c[0].where = &w;
 	l->c[1].where = &dw;
 	init_completion(&l->done);
@@ -2008,7 +2056,7 @@ static int attrs_cpu_hotplug(void)
 
 	ret = hp_window(&l->c[0], 0, HP_WINDOW, "before the hotplug");
 	for (i = 0; i < HP_CYCLES && !ret; i++) {
-		/* Odd: the pool's jobs may run anywhere. */
+		/* Odd: the pool's jobs may run on the housekeeping CPUs. */
 		atomic_inc_return(&hotplug);
 		ret = remove_cpu(cpu);
 		if (ret) {
@@ -2053,6 +2101,7 @@ out:
 	where_free(&w);
 	if (!IS_ERR(pool))
 		blitz_pool_destroy(pool);
+	free_cpumask_var(moved);
 	free_cpumask_var(hk);
 	kfree(l);
 	return ret;
