@@ -253,10 +253,10 @@ static void blitz_housekeeping(struct cpumask *mask)
  * housekeeping CPUs when it is NULL), wrapping around when there are
  * more workers than such CPUs, and runs there. While its home CPU is
  * offline it runs on the online CPUs of the mask, or on the housekeeping
- * CPUs when none is, as an unbound workqueue's workers do. While every
- * worker of a CPU is blocked in a job, a spare worker runs where they
- * run: the pool makes up to max_spares (a module parameter, read now) as
- * they are needed, at the same nice value.
+ * CPUs when none is, where the workqueue runs an offline CPU's workers.
+ * While every worker of a CPU is blocked in a job, a spare worker runs
+ * where they run: the pool makes up to max_spares (a module parameter,
+ * read now) as they are needed, at the same nice value.
  *
  * With %BLITZ_POOL_FREEZABLE, the workers freeze with the system freezer:
  * idle ones at once, busy ones when their job returns. No job of the pool
@@ -719,9 +719,9 @@ int blitz_submit_group(struct blitz_pool *pool, struct blitz_job *job,
  *
  * On its home CPU while the hotplug callbacks count that CPU online;
  * else on the pool's CPUs that they count online; else, the pool having
- * none, on the housekeeping CPUs, as an unbound workqueue's workers run,
- * or on any CPU if none of those is online (unbind_worker() in the
- * workqueue does the same). Nothing on the worker's queues is stranded.
+ * none, on the housekeeping CPUs, where the workqueue's unbind_worker()
+ * puts an offline CPU's workers, or on any CPU if none of those is
+ * online. Nothing on the worker's queues is stranded.
  *
  * Context: under the pool's manage_lock, under which the hotplug
  * callbacks change @pool->online and bind the pool's workers.
@@ -736,7 +736,7 @@ void blitz_worker_bind(struct blitz_worker *w)
 		mask = cpumask_of(w->cpu);
 	else if (!cpumask_empty(pool->online))
 		mask = pool->online;
-	/* Fails only if none of @mask is online. */
+	/* Not @w's own thread: fails only if none of @mask is online. */
 	if (set_cpus_allowed_ptr(w->task, mask))
 		WARN_ON_ONCE(set_cpus_allowed_ptr(w->task, cpu_possible_mask));
 }

@@ -916,7 +916,7 @@ static int later_rounds(struct blitz_pool *pool, struct later *l,
 			       name, round);
 			ret = -ETIMEDOUT;
 		} else if (READ_ONCE(l->stray)) {
-			pr_err("%s: round %d: a job ran outside %*pbl\n",
+			pr_err("%s: round %d: a job's worker was allowed outside %*pbl\n",
 			       name, round, cpumask_pr_args(allowed));
 			ret = -EINVAL;
 		}
@@ -943,10 +943,9 @@ static int test_sleep_later(void)
 /*
  * As sleep_later, in a pool of one worker on CPU hotplug_cpu alone, while
  * that CPU is offline, then once it is back. Offline, the pool has no
- * online CPU, so its worker and spares run on the housekeeping CPUs, as
- * an unbound workqueue's workers do, never on isolated ones; back, on
- * that CPU alone. It takes a CPU offline, so it runs only when named
- * (selftests/isolated.sh).
+ * online CPU, so its worker and spares are allowed on the housekeeping
+ * CPUs alone, never on isolated ones; back, on that CPU alone. It takes
+ * a CPU offline, so it runs only when named (selftests/isolated.sh).
  */
 static int test_sleep_away(void)
 {
