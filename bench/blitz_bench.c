@@ -38,7 +38,7 @@
  *   mixed     mixed_jobs jobs from one thread, one pool: every other one
  *             sleeps mixed_sleep_us, the others compute mixed_compute_us;
  *             the total time, and the computing jobs' p99 from submit to
- *             end
+ *             end; mixed_reps repetitions
  *   block     a job that blocks with the next one queued behind it on its
  *             CPU (a pool of one worker, or the same CPU of system_wq):
  *             from the block until the next starts (p50, p99 of
@@ -128,6 +128,10 @@ static unsigned int mixed_sleep_us = 1000;
 module_param(mixed_sleep_us, uint, 0444);
 static unsigned int mixed_compute_us = 50;
 module_param(mixed_compute_us, uint, 0444);
+static unsigned int mixed_reps = 15;
+module_param(mixed_reps, uint, 0444);
+MODULE_PARM_DESC(mixed_reps,
+		 "interleaved repetitions of mixed (at most 15): a short workload");
 static unsigned int block_samples = 200;
 module_param(block_samples, uint, 0444);
 
@@ -631,13 +635,14 @@ static int bench_thread_done(void)
 }
 
 /*
- * Report each target's @what (median, min, max), and how many times
- * better blitz's median is than each other's, x 100, as
+ * Report each target's @what (median, min, max of @nr repetitions), and
+ * how many times better blitz's median is than each other's, x 100, as
  * blitz_vs_<target>_<what>_x100: lower is better unless @more_is_better.
  */
-static void report_targets(const char *workload, const char *what,
-			   u64 vals[BENCH_NR_TARGETS][BENCH_MAX_REPS],
-			   const char *unit, bool more_is_better)
+static void report_targets_nr(const char *workload, const char *what,
+			      u64 vals[BENCH_NR_TARGETS][BENCH_MAX_REPS],
+			      unsigned int nr, const char *unit,
+			      bool more_is_better)
 {
 	u64 med[BENCH_NR_TARGETS];
 	char name[64];
@@ -645,8 +650,7 @@ static void report_targets(const char *workload, const char *what,
 
 	for (how = 0; how < BENCH_NR_TARGETS; how++) {
 		snprintf(name, sizeof(name), "%s_%s", target_names[how], what);
-		med[how] = report_stats(workload, name, vals[how], bench_reps(),
-					unit);
+		med[how] = report_stats(workload, name, vals[how], nr, unit);
 	}
 	for (how = BENCH_SYSTEM_WQ; how < BENCH_NR_TARGETS; how++) {
 		snprintf(name, sizeof(name), "blitz_vs_%s_%s_x100",
@@ -656,6 +660,15 @@ static void report_targets(const char *workload, const char *what,
 		else
 			report_ratio(workload, name, med[how], med[BENCH_BLITZ]);
 	}
+}
+
+/* The same, of bench_reps() repetitions. */
+static void report_targets(const char *workload, const char *what,
+			   u64 vals[BENCH_NR_TARGETS][BENCH_MAX_REPS],
+			   const char *unit, bool more_is_better)
+{
+	report_targets_nr(workload, what, vals, bench_reps(), unit,
+			  more_is_better);
 }
 
 static atomic_t noop_left;
@@ -1645,17 +1658,17 @@ static void bench_mixed(void)
 	u64 *lat = vcalloc(mixed_jobs / 2 + 1, sizeof(*lat));
 	u64 total[BENCH_NR_TARGETS][BENCH_MAX_REPS];
 	u64 p99[BENCH_NR_TARGETS][BENCH_MAX_REPS];
-	unsigned int r;
+	unsigned int r, nr = clamp(mixed_reps, 1U, (unsigned int)BENCH_MAX_REPS);
 	int how;
 
 	if (!jobs || !lat || mixed_jobs < 2)
 		goto out;
-	for (r = 0; r < bench_reps(); r++)
+	for (r = 0; r < nr; r++)
 		for (how = 0; how < BENCH_NR_TARGETS; how++)
 			mixed_run(jobs, lat, how, &total[how][r],
 				  &p99[how][r]);
-	report_targets("mixed", "total_us", total, "us", false);
-	report_targets("mixed", "compute_p99_us", p99, "us", false);
+	report_targets_nr("mixed", "total_us", total, nr, "us", false);
+	report_targets_nr("mixed", "compute_p99_us", p99, nr, "us", false);
 out:
 	vfree(lat);
 	vfree(jobs);
