@@ -294,6 +294,18 @@ static bool blitz_spare_done(struct blitz_worker *w)
 }
 
 /*
+ * Whether the system freezes this worker. Only a freezable pool's workers
+ * freeze (set_freezable()): the others skip freezing(), which is a call at
+ * every job whenever some freezer is active, a cgroup v1 freezer holding a
+ * cgroup frozen for one.
+ */
+static inline bool blitz_worker_freezing(struct blitz_worker *w)
+{
+	return unlikely(w->pool->flags & BLITZ_POOL_FREEZABLE) &&
+	       freezing(current);
+}
+
+/*
  * Run jobs until the stop latch is set, sleeping through the sleep
  * protocol when there is nothing to run; a spare, until it finds nothing
  * to run while its CPU has another worker running. Only the worker's main
@@ -310,7 +322,9 @@ static void blitz_run_jobs(struct blitz_worker *w)
 	u64 c;
 
 	while (!blitz_latch_probe(stop)) {
-		job = likely(!freezing(current)) ? blitz_find_work(w) : NULL;
+		job = NULL;
+		if (likely(!blitz_worker_freezing(w)))
+			job = blitz_find_work(w);
 		if (job) {
 			__blitz_execute(w, job);
 			continue;
@@ -319,7 +333,8 @@ static void blitz_run_jobs(struct blitz_worker *w)
 		blitz_share_idle(w);
 		blitz_idle_start(w, &idle);
 		while (!blitz_latch_probe(stop)) {
-			try_to_freeze();
+			if (blitz_worker_freezing(w))
+				try_to_freeze();
 			job = blitz_find_work(w);
 			if (job || (w->spare && blitz_spare_surplus(w)))
 				break;
