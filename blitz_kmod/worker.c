@@ -294,7 +294,7 @@ static bool blitz_spare_done(struct blitz_worker *w)
 }
 
 /*
- * Whether the system freezes this worker. Only a freezable pool's workers
+ * Whether this worker is to freeze now. Only a freezable pool's workers
  * freeze (set_freezable()): the others skip freezing(), which is a call at
  * every job whenever some freezer is active, a cgroup v1 freezer holding a
  * cgroup frozen for one.
