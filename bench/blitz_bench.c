@@ -166,10 +166,16 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* @nr repetitions asked for, within 1..BENCH_MAX_REPS. */
+static unsigned int bench_nr_reps(unsigned int nr)
+{
+	return clamp(nr, 1U, (unsigned int)BENCH_MAX_REPS);
+}
+
 /* Repetitions of each variant: reps, within 1..BENCH_MAX_REPS. */
 static unsigned int bench_reps(void)
 {
-	return clamp(reps, 1U, (unsigned int)BENCH_MAX_REPS);
+	return bench_nr_reps(reps);
 }
 
 /*
@@ -1658,7 +1664,7 @@ static void bench_mixed(void)
 	u64 *lat = vcalloc(mixed_jobs / 2 + 1, sizeof(*lat));
 	u64 total[BENCH_NR_TARGETS][BENCH_MAX_REPS];
 	u64 p99[BENCH_NR_TARGETS][BENCH_MAX_REPS];
-	unsigned int r, nr = clamp(mixed_reps, 1U, (unsigned int)BENCH_MAX_REPS);
+	unsigned int r, nr = bench_nr_reps(mixed_reps);
 	int how;
 
 	if (!jobs || !lat || mixed_jobs < 2)
