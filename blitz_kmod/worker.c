@@ -297,12 +297,13 @@ static bool blitz_spare_done(struct blitz_worker *w)
  * Whether this worker is to freeze now. Only a freezable pool's workers
  * freeze (set_freezable()): the others skip freezing(), which is a call at
  * every job whenever some freezer is active, a cgroup v1 freezer holding a
- * cgroup frozen for one.
+ * cgroup frozen for one. The freezer's key is looked at first: with no
+ * freezer active, as nearly always, the look is a patched-out jump.
  */
 static inline bool blitz_worker_freezing(struct blitz_worker *w)
 {
-	return unlikely(w->pool->flags & BLITZ_POOL_FREEZABLE) &&
-	       freezing(current);
+	return static_branch_unlikely(&freezer_active) &&
+	       (w->pool->flags & BLITZ_POOL_FREEZABLE) && freezing(current);
 }
 
 /*
