@@ -299,11 +299,16 @@ static bool blitz_spare_done(struct blitz_worker *w)
  * every job whenever some freezer is active, a cgroup v1 freezer holding a
  * cgroup frozen for one. The freezer's key is looked at first: with no
  * freezer active, as nearly always, the look is a patched-out jump.
+ * Without CONFIG_FREEZER there is no key, and nothing freezes.
  */
 static inline bool blitz_worker_freezing(struct blitz_worker *w)
 {
+#ifdef CONFIG_FREEZER
 	return static_branch_unlikely(&freezer_active) &&
 	       (w->pool->flags & BLITZ_POOL_FREEZABLE) && freezing(current);
+#else
+	return false;
+#endif
 }
 
 /*
