@@ -31,7 +31,6 @@
 #include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/err.h>
-#include <linux/freezer.h>
 #include <linux/hrtimer.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
@@ -200,23 +199,32 @@ static int bt_pm_notify(struct notifier_block *nb, unsigned long action,
 
 /*
  * Whether every freezable task is frozen: set by the suspend_resume
- * tracepoint as freeze_processes ends, if the freezer is still on (a
- * freeze that failed has thawed everyone by then), cleared as
- * thaw_processes begins, before it wakes anyone. A job of a freezable
- * pool that sees it set started while its worker was frozen. Modules
- * only: a kernel the torture is built into may not have the tracepoint.
+ * tracepoint as freeze_processes ends, unless thaw_processes began since
+ * freeze_processes did (a freeze that failed thaws everyone before it
+ * returns; the freezer's key cannot tell, a test harness may hold it
+ * on), cleared as thaw_processes begins, before it wakes anyone. A job
+ * of a freezable pool that sees it set started while its worker was
+ * frozen. Modules only: a kernel the torture is built into may not have
+ * the tracepoint.
  */
 static bool bt_tasks_frozen;
 
 #ifdef MODULE
+/* Whether the thaw began since the freeze did: the suspending task's. */
+static bool bt_thawed;
+
 static void bt_suspend_probe(void *data, const char *action, int val,
 			     bool start)
 {
-	if (!start && !strcmp(action, "freeze_processes"))
-		WRITE_ONCE(bt_tasks_frozen,
-			   static_key_enabled(&freezer_active));
-	else if (start && !strcmp(action, "thaw_processes"))
+	if (!strcmp(action, "freeze_processes")) {
+		if (start)
+			bt_thawed = false;
+		else
+			WRITE_ONCE(bt_tasks_frozen, !bt_thawed);
+	} else if (start && !strcmp(action, "thaw_processes")) {
+		bt_thawed = true;
 		WRITE_ONCE(bt_tasks_frozen, false);
+	}
 }
 
 static void bt_freeze_watch(struct bt *bt, bool on)
