@@ -422,12 +422,14 @@ int blitz_worker_fn(void *arg)
 	blitz_hint_clear(w);
 	/*
 	 * Exit only once kthread_stop() asks: it reads our task's flags, as
-	 * do_exit() writes them (KCSAN reported the pair). Frozen here, as
-	 * a freeze may come while the stopper waits for a frozen sibling;
-	 * but not a reaped spare: the manager stops it holding manage_lock,
-	 * which a suspend's CPU offlining takes after the freeze (cm.c). It
-	 * leaves the freezer's reach, and sleeps where a freezer that looked
-	 * at it before the flag cannot freeze it either.
+	 * do_exit() writes them (KCSAN reported the pair). Its own window
+	 * stays, from its setting of the stop bit to its kthread_unpark(), as
+	 * for every kthread that polls kthread_should_stop(). Frozen here, as
+	 * a freeze may come while the stopper waits for a frozen sibling; but
+	 * not a reaped spare: the manager stops it holding manage_lock, which
+	 * a suspend's CPU offlining takes after the freeze (cm.c). It leaves
+	 * the freezer's reach, and sleeps where a freezer that looked at it
+	 * before the flag cannot freeze it either.
 	 */
 	if (READ_ONCE(w->reap)) {
 		current->flags |= PF_NOFREEZE;
