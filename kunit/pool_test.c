@@ -392,8 +392,8 @@ static void pool_test_woken_held(struct kunit *test)
 	queued = ktime_get();
 	KUNIT_EXPECT_EQ(test, blitz_submit(h->pool, &h->jobs[1]), 0);
 	/* A job a millisecond, from the second CPU, until the first ran. */
-	while (!READ_ONCE(h->first_ran) && ++sent < HOLD_JOBS &&
-	       !completion_done(&h->held)) {
+	while (!READ_ONCE(h->first_ran) && !completion_done(&h->held) &&
+	       ++sent < HOLD_JOBS) {
 		usleep_range(1000, 1100);
 		KUNIT_EXPECT_EQ(test, blitz_submit(h->pool, &h->jobs[sent]), 0);
 	}
