@@ -49,8 +49,10 @@ static void blitz_manage_soon(struct blitz_pool *pool)
  * The last running worker of @cpu blocked: put a parked spare on duty
  * there, unless one of them runs again meanwhile. When none is left
  * parked, have the manager make one, to be put on duty at once if still
- * needed. Hard interrupt, on the CPU where that worker blocked: @cpu, or
- * another while @cpu is offline.
+ * needed; not in a pool made with no spares, which has nothing for the
+ * manager to do, though the CPU is marked as wanting one all the same.
+ * Hard interrupt, on the CPU where that worker blocked: @cpu, or another
+ * while @cpu is offline.
  */
 static void blitz_spare_wake(struct blitz_pool *pool, int cpu)
 {
@@ -84,7 +86,7 @@ static void blitz_spare_wake(struct blitz_pool *pool, int cpu)
 	/* Pairs with set_current_state() in blitz_spare_wait(). */
 	if (task)
 		wake_up_process(task);
-	if (manage)
+	if (manage && pool->max_spares)
 		blitz_manage_soon(pool);
 }
 
