@@ -49,10 +49,10 @@ static void blitz_manage_soon(struct blitz_pool *pool)
  * The last running worker of @cpu blocked: put a parked spare on duty
  * there, unless one of them runs again meanwhile. When none is left
  * parked, have the manager make one, to be put on duty at once if still
- * needed; not in a pool made with no spares, which has nothing for the
- * manager to do, though the CPU is marked as wanting one all the same.
- * Hard interrupt, on the CPU where that worker blocked: @cpu, or another
- * while @cpu is offline.
+ * needed; not in a pool allowed no spares (max_spares 0), where the
+ * manager has nothing to do, though the CPU is marked as wanting one all
+ * the same. Hard interrupt, on the CPU where that worker blocked: @cpu,
+ * or another while @cpu is offline.
  */
 static void blitz_spare_wake(struct blitz_pool *pool, int cpu)
 {
@@ -414,7 +414,15 @@ bool blitz_spare_wait(struct blitz_worker *w)
 		raw_spin_unlock_irq(&cm->lock);
 		if (reap) {
 			__set_current_state(TASK_RUNNING);
-			WRITE_ONCE(w->reap, true);
+			/* Out of the freezer's reach (blitz_worker_fn()). */
+			current->flags |= PF_NOFREEZE;
+			/*
+			 * Orders that write of our task's flags before the
+			 * manager's kthread_stop(), which reads them; pairs
+			 * with smp_load_acquire() in blitz_spares_reap()
+			 * (litmus/cm-spare-reap-flags.litmus).
+			 */
+			smp_store_release(&w->reap, true);
 			blitz_manage_soon(w->pool);
 			return false;
 		}
@@ -531,7 +539,8 @@ static void blitz_spares_reap(struct blitz_pool *pool)
 
 	for (i = pool->nr_workers; i < pool->nr_slots; i++) {
 		w = pool->workers[i];
-		if (!w->task || !READ_ONCE(w->reap))
+		/* Pairs with smp_store_release() in blitz_spare_wait(). */
+		if (!w->task || !smp_load_acquire(&w->reap))
 			continue;
 		trace_blitz_spare_exit(pool->name, w->index, w->cpu);
 		kthread_stop(w->task);

@@ -427,14 +427,13 @@ int blitz_worker_fn(void *arg)
 	 * for every kthread that polls kthread_should_stop(). Frozen here, as
 	 * a freeze may come while the stopper waits for a frozen sibling; but
 	 * not a reaped spare: the manager stops it holding manage_lock, which
-	 * a suspend's CPU offlining takes after the freeze (cm.c). It leaves
-	 * the freezer's reach, and sleeps where a freezer that looked at it
+	 * a suspend's CPU offlining takes after the freeze (cm.c). It left
+	 * the freezer's reach as it was reaped (PF_NOFREEZE, set in
+	 * blitz_spare_wait()), and sleeps where a freezer that looked at it
 	 * before the flag cannot freeze it either.
 	 */
-	if (READ_ONCE(w->reap)) {
-		current->flags |= PF_NOFREEZE;
+	if (READ_ONCE(w->reap))
 		state = TASK_IDLE;
-	}
 	set_current_state(state);
 	while (!kthread_should_stop()) {
 		schedule();
