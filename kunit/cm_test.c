@@ -522,6 +522,7 @@ struct handover {
 	struct blitz_pool *pool;
 	struct completion started, go, third_ran, done;
 	struct task_struct *first_task, *third_task;
+	bool third_late;
 	/* The task the CPU switched to when the second's worker blocked. */
 	struct task_struct *next_task;
 	char next_comm[TASK_COMM_LEN];
@@ -566,9 +567,10 @@ static void handover_first(struct blitz_job *job)
  * job, wake the first, and block before it can run: the CPU goes to the
  * first's worker, which finds the third on our deque. A notifier of our
  * own sees which task the CPU switches to at that block. We stay in this
- * job until the third has run, so that we never take it back ourselves,
- * however late the first's worker gets to it; a block of ours then finds
- * that worker counted running, and puts no spare on duty either.
+ * job until the third has run (10 s at most), so that we do not take it
+ * back ourselves, however late the first's worker gets to it; a block of
+ * ours then finds that worker counted running, and puts no spare on duty
+ * either.
  */
 static void handover_second(struct blitz_job *job)
 {
@@ -585,7 +587,7 @@ static void handover_second(struct blitz_job *job)
 	preempt_disable();
 	preempt_notifier_unregister(&h->pn);
 	preempt_enable();
-	wait_for_completion_timeout(&h->third_ran, 10 * HZ);
+	h->third_late = !wait_for_completion_timeout(&h->third_ran, 10 * HZ);
 }
 
 static void handover_third(struct blitz_job *job)
@@ -595,6 +597,23 @@ static void handover_third(struct blitz_job *job)
 	h->third_task = current;
 	complete(&h->third_ran);
 	complete(&h->done);
+}
+
+/*
+ * Whether @task is a worker of @pool other than @except: a spare parked
+ * asleep that ran before the woken worker was woken before its time.
+ */
+static bool handover_ours(struct blitz_pool *pool, struct task_struct *task,
+			  struct task_struct *except)
+{
+	unsigned int i;
+
+	for (i = 0; i < blitz_nr_slots(pool); i++) {
+		/* A pointer compared, never followed: stale does no harm. */
+		if (task != except && data_race(pool->workers[i]->task) == task)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -609,8 +628,9 @@ static bool handover_try(struct kunit *test,
 	struct handover *h = kzalloc(sizeof(*h), GFP_KERNEL);
 	struct blitz_job warm = BLITZ_JOB_INIT(spare_exit_func);
 	unsigned long deadline = jiffies + 5 * HZ;
+	struct task_struct *parked = NULL;
 	struct blitz_group group;
-	bool straight;
+	bool straight, ours;
 
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	h->pool = blitz_pool_create_attrs("kunit-handover", attrs);
@@ -636,17 +656,32 @@ static bool handover_try(struct kunit *test,
 		usleep_range(100, 200);
 	KUNIT_EXPECT_EQ(test, cm_spares(h->pool), 2U);
 	flush_work(&h->pool->manage);
+	/* The new spare's first run, up to its first sleep, is over too. */
+	if (blitz_nr_slots(h->pool) > h->pool->nr_workers + 1)
+		parked = h->pool->workers[h->pool->nr_workers + 1]->task;
+	while (parked && READ_ONCE(parked->on_rq) &&
+	       time_before(jiffies, deadline))
+		usleep_range(100, 200);
+	if (parked && READ_ONCE(parked->on_rq))
+		parked = NULL;
 	KUNIT_EXPECT_EQ(test, blitz_submit(h->pool, &h->second), 0);
 	wait_for_completion(&h->done);
+	ours = parked && handover_ours(h->pool, h->next_task, h->first_task);
 	blitz_pool_destroy(h->pool);
 	KUNIT_EXPECT_FALSE(test, h->timed_out);
+	KUNIT_EXPECT_FALSE_MSG(test, h->third_late, "the third job never ran");
 	straight = h->next_task == h->first_task;
-	if (straight)
+	if (straight) {
 		KUNIT_EXPECT_PTR_EQ_MSG(test, h->third_task, h->first_task,
 					"a spare ran the job the woken worker could");
-	else
-		kunit_info(test, "the CPU ran %s first: again\n",
+	} else if (ours) {
+		KUNIT_FAIL(test, "the CPU ran %s, of the pool, first",
 			   h->next_comm);
+		straight = true;
+	} else {
+		kunit_info(test, "the CPU ran %s first: again",
+			   h->next_task ? h->next_comm : "(none)");
+	}
 	kfree(h);
 	return straight;
 }
@@ -676,9 +711,10 @@ static void cm_test_handover(struct kunit *test)
 		/* This test's own thread, which ends with the test. */
 		KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(current, ours), 0);
 	}
-	for (i = 0; i < HANDOVER_TRIES; i++)
+	for (i = 0; i < HANDOVER_TRIES; i++) {
 		if (handover_try(test, &attrs))
 			return;
+	}
 	KUNIT_FAIL(test, "another task ran first in each of %d tries",
 		   HANDOVER_TRIES);
 }
