@@ -600,17 +600,16 @@ static void handover_third(struct blitz_job *job)
 }
 
 /*
- * Whether @task is a worker of @pool other than @except: a spare parked
- * asleep that ran before the woken worker was woken before its time.
+ * Whether @task is a worker of @pool: one other than the woken worker,
+ * the spare parked asleep, that ran first was woken before its time.
  */
-static bool handover_ours(struct blitz_pool *pool, struct task_struct *task,
-			  struct task_struct *except)
+static bool handover_ours(struct blitz_pool *pool, struct task_struct *task)
 {
 	unsigned int i;
 
 	for (i = 0; i < blitz_nr_slots(pool); i++) {
 		/* A pointer compared, never followed: stale does no harm. */
-		if (task != except && data_race(pool->workers[i]->task) == task)
+		if (data_race(pool->workers[i]->task) == task)
 			return true;
 	}
 	return false;
@@ -666,7 +665,7 @@ static bool handover_try(struct kunit *test,
 		parked = NULL;
 	KUNIT_EXPECT_EQ(test, blitz_submit(h->pool, &h->second), 0);
 	wait_for_completion(&h->done);
-	ours = parked && handover_ours(h->pool, h->next_task, h->first_task);
+	ours = parked && handover_ours(h->pool, h->next_task);
 	blitz_pool_destroy(h->pool);
 	KUNIT_EXPECT_FALSE(test, h->timed_out);
 	KUNIT_EXPECT_FALSE_MSG(test, h->third_late, "the third job never ran");
@@ -697,8 +696,9 @@ static bool handover_try(struct kunit *test,
  * runnable right after its submit; the manager's kworker, finishing; any
  * per-CPU kthread woken in that window) takes the CPU from the pool, and
  * the spare is then rightly put on duty. So with two CPUs the pool has
- * the last and this thread the first, the manager is done before the
- * hand-over, and a try that another task disturbed anyway is made again.
+ * the last and this thread the first, the manager is done and its new
+ * spare asleep before the hand-over, and a try that another task
+ * disturbed anyway is made again.
  */
 static void cm_test_handover(struct kunit *test)
 {
