@@ -27,14 +27,17 @@ worker_ticks() {
 }
 
 ktap_print_header
-ktap_set_plan 10
+ktap_set_plan 11
 
 insmod /modules/blitz.ko
 ktap_status $? "insmod blitz.ko"
 ncpu=$(grep -c ^processor /proc/cpuinfo)
 
 run_selftest
-ktap_status $? "client module: errors, busy/shutdown, load, jobs from jobs, irq, destroy under load, fib, stolen join, parallel_for, group, jobs that sleep, reduce, sort"
+ktap_status $? "client module: errors, busy/shutdown, load, jobs from jobs, irq, destroy under load, fib, stolen join, group, jobs that sleep, reduce, sort"
+# From a pool asleep: the test says why.
+wait_asleep 50 && run_selftest tests=parallel_for
+ktap_status $? "client module: parallel_for runs on several CPUs"
 
 # debugfs: header, one row per worker and per spare's slot (the sleeping
 # jobs above made spares), total row; state line.

@@ -3,9 +3,10 @@
 #
 # Guest test (KTAP), for the debug kernel: 100 cycles of loading blitz.ko,
 # running client tests (pools created with bad and good arguments; every
-# 10th cycle also fork-join and parallel_for) and unloading both, then a
-# kmemleak scan that must find nothing. The scan also covers what ran
-# before in this guest (blitz_*.sh, debug_faults.sh).
+# 10th cycle also fork-join, then parallel_for once the pool is asleep)
+# and unloading both, then a kmemleak scan that must find nothing. The
+# scan also covers what ran before in this guest (blitz_*.sh,
+# debug_faults.sh).
 
 CYCLES=100
 # shellcheck source=selftests/lib.sh
@@ -14,15 +15,23 @@ CYCLES=100
 ktap_print_header
 ktap_set_plan 3
 
+# loop_asleep CYCLE: every 10th cycle, parallel_for from a pool asleep
+# (the test says why).
+loop_asleep() {
+	[ $(($1 % 10)) != 0 ] && return
+	wait_asleep 50 && run_selftest tests=parallel_for
+}
+
 i=0
 bad=0
 start=$(date +%s)
 while [ $i -lt $CYCLES ]; do
 	tests=errors
-	[ $((i % 10)) = 0 ] && tests=errors,fib,parallel_for
+	[ $((i % 10)) = 0 ] && tests=errors,fib
 	if ! insmod /modules/blitz.ko ||
 	   ! insmod /modules/blitz_selftest.ko tests=$tests ||
-	   ! rmmod blitz_selftest || ! rmmod blitz; then
+	   ! rmmod blitz_selftest || ! loop_asleep $i ||
+	   ! rmmod blitz; then
 		echo "# cycle $i failed"
 		bad=1
 		break
