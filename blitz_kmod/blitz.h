@@ -479,6 +479,7 @@ void blitz_cm_start(struct blitz_worker *w);
 void blitz_cm_stop(struct blitz_worker *w);
 bool blitz_spare_wait(struct blitz_worker *w);
 bool blitz_spare_leave(struct blitz_worker *w);
+void blitz_spare_stopping(struct blitz_worker *w);
 void blitz_spare_doze(struct blitz_worker *w, bool doze);
 
 /* Whether spare @w is not needed: another worker runs on its CPU. */

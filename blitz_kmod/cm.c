@@ -407,15 +407,21 @@ bool blitz_spare_wait(struct blitz_worker *w)
 		left = schedule_timeout(left);
 		if (left)
 			continue;
+		blitz_race_window(BLITZ_RACE_SPARE_REAP);
+		/*
+		 * Not once the pool stops: its destroyer's kthread_stop()
+		 * reads our task's flags, after blitz_spare_stopping().
+		 */
 		raw_spin_lock_irq(&cm->lock);
-		reap = !w->on_duty;
-		if (reap)
+		reap = !w->on_duty && !blitz_latch_probe(&w->stop);
+		if (reap) {
 			list_del_init(&w->spare_node);
+			/* Out of the freezer's reach (blitz_worker_fn()). */
+			current->flags |= PF_NOFREEZE;
+		}
 		raw_spin_unlock_irq(&cm->lock);
 		if (reap) {
 			__set_current_state(TASK_RUNNING);
-			/* Out of the freezer's reach (blitz_worker_fn()). */
-			current->flags |= PF_NOFREEZE;
 			/*
 			 * Orders that write of our task's flags before the
 			 * manager's kthread_stop(), which reads them; pairs
@@ -433,6 +439,25 @@ bool blitz_spare_wait(struct blitz_worker *w)
 		return false;
 	WRITE_ONCE(w->cm, BLITZ_CM_RUNNING);
 	return true;
+}
+
+/**
+ * blitz_spare_stopping - a stopping spare decides to be reaped no more
+ * @w: a spare, its stop latch set
+ *
+ * Its CPU's lock, taken and dropped, orders it with the reap decision in
+ * blitz_spare_wait(): one taken before has written the task's flags, and
+ * one taken after sees the latch (litmus/cm-spare-stop-flags.litmus).
+ * The caller's kthread_stop() then reads the flags in no data race.
+ *
+ * Context: process context.
+ */
+void blitz_spare_stopping(struct blitz_worker *w)
+{
+	struct blitz_cm_cpu *cm = blitz_cm_cpu(w);
+
+	raw_spin_lock_irq(&cm->lock);
+	raw_spin_unlock_irq(&cm->lock);
 }
 
 /*

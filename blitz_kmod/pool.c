@@ -189,8 +189,10 @@ static void blitz_free_pool(struct blitz_pool *pool)
 		if (blitz_latch_set(&w->stop))
 			blitz_wake_worker(w);
 		/* A spare may wait parked, off the sleep protocol. */
-		if (w->spare)
+		if (w->spare) {
+			blitz_spare_stopping(w);
 			wake_up_process(w->task);
+		}
 	}
 	/* All stopped before any is freed: they look at each other. */
 	for (i = 0; i < nr; i++)

@@ -36,6 +36,7 @@ enum blitz_race {
 	BLITZ_RACE_SPARE_PARK,		/* spare parked, not yet waiting */
 	BLITZ_RACE_SPARE_MADE,		/* spare made, not yet on duty */
 	BLITZ_RACE_JOIN_WAKE,		/* b's latch set, its owner not woken */
+	BLITZ_RACE_SPARE_REAP,		/* parked spare timed out, not reaped */
 	BLITZ_NR_RACES,
 };
 
