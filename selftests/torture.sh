@@ -67,13 +67,6 @@ param=/sys/module/blitz/parameters/share_interval_us
 	done
 done) &
 cycler=$!
-# kmemleak's automatic scan (every 10 minutes) stops: the scan holds
-# kmemleak_lock, a raw spinlock, over each 4 KiB it reads, and every
-# allocation and free takes that lock. With more vCPUs than host cores,
-# the host may deschedule a vCPU that holds it; every allocation then
-# waits, kthreadd's, which make every spare, among them (testing.rst,
-# "Race windows and blitztorture"). The scans after the torture cover it.
-[ -e $KML ] && echo scan=off > $KML
 start=$(date +%s)
 # A quarter of the run, and 15 s to spare, for a freeze at least.
 freeze=0

@@ -453,9 +453,12 @@ static int test_busy_shutdown(void)
 		counted_free(&c);
 		return PTR_ERR(destroyer);
 	}
-	/* Accepted until the destroyer gets going, then refused. */
-	for (i = 0, r = 0; i < c.nr && r != -ESHUTDOWN; i++) {
-		r = counted_submit(&c, i);
+	/*
+	 * Accepted until the destroyer gets going, then refused, however
+	 * long its vCPU takes: once every job is queued, each is -EBUSY.
+	 */
+	for (i = 0, r = 0; r != -ESHUTDOWN; i++) {
+		r = counted_submit(&c, i % c.nr);
 		if (time_after(jiffies, deadline))
 			break;
 		cond_resched();
