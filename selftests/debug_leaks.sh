@@ -15,11 +15,18 @@ CYCLES=100
 ktap_print_header
 ktap_set_plan 3
 
+# client TESTS: run_selftest tests=TESTS, its lines shown if it failed.
+client() {
+	out=$(run_selftest tests="$1") && return
+	echo "$out"
+	return 1
+}
+
 # loop_asleep CYCLE: every 10th cycle, parallel_for from a pool asleep
 # (the test says why).
 loop_asleep() {
 	[ $(($1 % 10)) != 0 ] && return
-	wait_asleep 50 && run_selftest tests=parallel_for
+	wait_asleep 50 && client parallel_for
 }
 
 i=0
@@ -28,10 +35,8 @@ start=$(date +%s)
 while [ $i -lt $CYCLES ]; do
 	tests=errors
 	[ $((i % 10)) = 0 ] && tests=errors,fib
-	if ! insmod /modules/blitz.ko ||
-	   ! insmod /modules/blitz_selftest.ko tests=$tests ||
-	   ! rmmod blitz_selftest || ! loop_asleep $i ||
-	   ! rmmod blitz; then
+	if ! insmod /modules/blitz.ko || ! client $tests ||
+	   ! loop_asleep $i || ! rmmod blitz; then
 		echo "# cycle $i failed"
 		bad=1
 		break
