@@ -28,9 +28,7 @@
 #include <linux/err.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
-#include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/suspend.h>
 #include <trace/events/blitz.h>
@@ -113,27 +111,26 @@ static void sus_pair_first(struct blitz_job *job)
 	complete(&p->done);
 }
 
+/*
+ * On the spare: it takes its task and arms the probe before it parks,
+ * so that the reap, spare_idle_ms after, is held however late the test's
+ * task gets to run. Only a spare of the expected slot arms it.
+ */
 static void sus_pair_second(struct blitz_job *job)
 {
 	struct sus_pair *p = container_of(job, struct sus_pair, second);
+	char comm[TASK_COMM_LEN];
 
-	complete(&p->signal);
-}
-
-/* The task named @comm, referenced, or NULL. */
-static struct task_struct *sus_find_task(const char *comm)
-{
-	struct task_struct *g, *p, *found = NULL;
-
-	rcu_read_lock();
-	for_each_process_thread(g, p) {
-		if (p->flags & PF_KTHREAD && !strcmp(p->comm, comm)) {
-			found = get_task_struct(p);
-			break;
-		}
+	snprintf(comm, sizeof(comm), "blitz/%s/%u", SUS_POOL, sus.spare_index);
+	if (!strcmp(current->comm, comm)) {
+		sus.spare = get_task_struct(current);
+		/*
+		 * Pairs with smp_load_acquire() in sus_exit_probe(), which
+		 * then reads sus.spare.
+		 */
+		smp_store_release(&sus.armed, true);
 	}
-	rcu_read_unlock();
-	return found;
+	complete(&p->signal);
 }
 
 KSTM_MODULE_GLOBALS();
@@ -149,27 +146,25 @@ static void __init sus_report(bool ok, const char *what)
 	}
 }
 
-/* Makes the pool's first spare: returns it, referenced, or NULL. */
-static struct task_struct *__init sus_make_spare(struct blitz_pool *pool)
+/* Makes the pool's first spare, which arms the probe: whether it did. */
+static bool __init sus_make_spare(struct blitz_pool *pool)
 {
 	struct sus_pair pair = {
 		.first = BLITZ_JOB_INIT(sus_pair_first),
 		.second = BLITZ_JOB_INIT(sus_pair_second),
 	};
-	char comm[TASK_COMM_LEN];
 
 	init_completion(&pair.started);
 	init_completion(&pair.signal);
 	init_completion(&pair.done);
 	if (blitz_submit(pool, &pair.first))
-		return NULL;
+		return false;
 	wait_for_completion(&pair.started);
 	if (blitz_submit(pool, &pair.second))
 		complete(&pair.signal);
 	/* The first completes it after the second ran, or failed to submit. */
 	wait_for_completion(&pair.done);
-	snprintf(comm, sizeof(comm), "blitz/%s/%u", SUS_POOL, sus.spare_index);
-	return sus_find_task(comm);
+	return sus.spare;
 }
 
 static void __init test_reap_suspend(void)
@@ -193,18 +188,12 @@ static void __init test_reap_suspend(void)
 		sus_report(false, "setup: a freezable pool");
 		return;
 	}
-	sus.spare = sus_make_spare(pool);
-	if (!sus.spare) {
+	if (!sus_make_spare(pool)) {
 		blitz_pool_destroy(pool);
-		sus_report(false, "setup: a job that blocks makes a spare, still there");
+		sus_report(false, "setup: a job that blocks makes a spare, in slot 1");
 		return;
 	}
-	/*
-	 * Parked, it is reaped after spare_idle_ms (the script sets 1 s).
-	 * Pairs with smp_load_acquire() in sus_exit_probe(), which then
-	 * reads sus.spare.
-	 */
-	smp_store_release(&sus.armed, true);
+	/* Parked, it is reaped after spare_idle_ms (the script sets 1 s). */
 	if (wait_for_completion_timeout(&sus.held, SUS_WAIT) &&
 	    sus.held_cpu != sus.suspend_cpu)
 		ret = pm_suspend(PM_SUSPEND_MEM);
