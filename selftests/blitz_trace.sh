@@ -35,10 +35,10 @@ spares() {
 ktap_status $? "tracefs has events/blitz"
 
 echo 0 > $T/tracing_on
-# Per CPU, room for every event of the run below (about 190000 over 4
-# CPUs, of about 100 bytes each, and on single-threaded TCG the CPU that
-# computes records most): an event lost would make the checks below
-# meaningless, so that is checked too, and each CPU's count is shown.
+# Per CPU, room for every event of the run below (about 190000 of about
+# 100 bytes over 4 CPUs, most on the CPU that computes): an event lost
+# would make the checks below meaningless, so that is checked too, and
+# each CPU's count is shown.
 echo 32768 > $T/buffer_size_kb
 echo > $T/trace
 # Every worker asleep first, so that the client's first submit wakes one.

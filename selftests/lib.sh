@@ -70,16 +70,11 @@ wait_asleep() {
 
 KML=/sys/kernel/debug/kmemleak
 
-# The debug kernel's automatic kmemleak scan (a minute after boot, then
-# every 10 minutes) stays off: debug_leaks.sh and torture.sh scan when
-# they are done, which covers everything before. The scan holds
-# kmemleak_lock, a raw spinlock, over each 4 KiB it reads, and every
-# allocation and free takes that lock. With more vCPUs than host cores,
-# the host may deschedule a vCPU that holds it; every allocation then
-# waits, kthreadd's, which make every spare, among them (testing.rst,
-# "Race windows and blitztorture"). On single-threaded TCG the scanning
-# vCPU keeps the host thread for QEMU's 100 ms slices, and a worker idle
-# on another vCPU gets one look a turn: it takes seconds to fall asleep.
+# The debug kernel's automatic kmemleak scan stays off: debug_leaks.sh
+# and torture.sh scan when they are done, which covers everything before.
+# A scan holds kmemleak_lock, which every allocation takes, and a vCPU,
+# for seconds: spares wait to be made, idle workers to fall asleep
+# (testing.rst, "Race windows and blitztorture").
 if [ -e $KML ]; then
 	echo scan=off > $KML
 fi

@@ -455,7 +455,7 @@ static int test_busy_shutdown(void)
 	}
 	/*
 	 * Accepted until the destroyer gets going, then refused, however
-	 * long its vCPU takes: once every job is queued, each is -EBUSY.
+	 * late it runs: once every job is queued, each is -EBUSY.
 	 */
 	for (i = 0, r = 0; r != -ESHUTDOWN; i++) {
 		r = counted_submit(&c, i % c.nr);
@@ -750,13 +750,9 @@ static void spread_fn(unsigned long lo, unsigned long hi, void *arg)
 
 /*
  * A parallel loop with enough work runs on several CPUs. Not in "all":
- * run it with the default pool asleep (selftests/lib.sh, wait_asleep).
- * Workers still awake and idle from a test before are posters' reason to
- * wake nobody, and count on them to look; on single-threaded TCG, where
- * the vCPUs take turns, a vCPU running the loop keeps the host thread for
- * QEMU's 100 ms slice while each idle one gets a turn of one look, so the
- * 4096 indices (about 100 ms on the debug kernel) may end on one CPU. A
- * sleeper is woken by an IPI, and gets the next turn.
+ * run from a pool asleep (wait_asleep), whose workers a post wakes. Idle
+ * workers still awake are counted on to look, and a host that does not
+ * run them may see the loop end on one CPU (testing.rst).
  */
 static int test_parallel_for(void)
 {
