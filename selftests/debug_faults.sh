@@ -5,8 +5,11 @@
 # blitz_pool_create() and into the making of a spare. failslab is armed
 # for sleeping allocations, quietly; blitz_faults.ko then fails the n-th
 # fault point of the creating task and of kthreadd, n = 1, 2, ..., and
-# checks every error, then fails a spare's thread and checks that the
-# manager makes it again (see its comment).
+# checks every error. Then failslab fails the first allocation whose
+# stack holds the spare manager, blitz_manage(), while blitz_faults.ko
+# (spare=1) has a job wait for a spare; the manager must make it again
+# (see the module's comment). Only the manager's allocations: one of
+# another task would leave the retry untested.
 # debug_leaks.sh, which runs next, scans for what the failures leaked.
 
 FS=/sys/kernel/debug/failslab
@@ -18,7 +21,7 @@ fs_set() {
 }
 
 ktap_print_header
-ktap_set_plan 4
+ktap_set_plan 5
 
 # fail-nth alone picks the failures: probability 0 injects nothing else.
 fs_set ignore-gfp-wait N && fs_set verbose 0 && fs_set probability 0
@@ -36,6 +39,33 @@ runs=$(dmesg | tail -n +$((seen + 1)) | grep -c 'blitz_faults: task:')
 [ "$runs" -le 1 ] || rc=1
 ktap_status $rc "every injected fault gives its documented result"
 [ $rc = 0 ] && rmmod blitz_faults
+
+# blitz_manage()'s text: from its symbol to the next one of blitz.ko.
+range=$(grep '\[blitz\]$' /proc/kallsyms | awk '$2 ~ /^[tT]$/' | sort |
+	awk 'start { print "0x" start, "0x" $1; exit }
+	     $3 == "blitz_manage" { start = $1 }')
+rc=1
+seen=$(dmesg | wc -l)
+if [ -n "$range" ]; then
+	set -- $range
+	fs_set require-start "$1" && fs_set require-end "$2" &&
+		fs_set times 1 && fs_set probability 100 &&
+		insmod /modules/blitz_faults.ko spare=1
+	rc=$?
+	left=$(cat "$FS/times")
+	fs_set probability 0
+	fs_set require-start 0
+	fs_set require-end 0xffffffffffffffff
+	echo "# blitz_manage() at $1-$2; failslab's faults left to inject: $left"
+	[ "$left" = 0 ] || rc=1
+	[ $rc = 0 ] && rmmod blitz_faults
+else
+	echo "# no blitz_manage in /proc/kallsyms"
+fi
+dmesg | tail -n +$((seen + 1)) | grep 'blitz_faults: spare' | sed 's/^\[[^]]*\] /# /'
+runs=$(dmesg | tail -n +$((seen + 1)) | grep -c 'blitz_faults: spare')
+[ "$runs" = 1 ] || rc=1
+ktap_status $rc "a spare the manager failed to make is made again: the job waiting for it ran"
 
 fs_set ignore-gfp-wait Y
 rmmod blitz
